@@ -1,0 +1,57 @@
+"""The product's own exceptions; foreign errors are wrapped where they are caught.
+
+    OfficeQAError
+    ├── UnreadableDocument(path, kind, message)   a file that cannot be parsed
+    ├── ConfigurationError                        bad settings or rule files
+    ├── IndexConsistencyError                     stores disagree / mixed embedding models
+    └── ModelUnavailable                          the Ollama server or a model cannot be reached
+
+One translation point per shell: the CLI maps these to exit codes, the HTTP server to
+status codes. Nothing else catches ``Exception`` wholesale.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class OfficeQAError(Exception):
+    """Base of every error this product raises on purpose."""
+
+
+class RefusalKind(StrEnum):
+    """Why a document was refused; the values are a CLI/JSON contract."""
+
+    ENCRYPTED = "encrypted"
+    CORRUPT = "corrupt"
+    EMPTY = "empty"
+    NO_TEXT_LAYER = "no_text_layer"
+    UNSUPPORTED = "unsupported"
+    TOO_LARGE = "too_large"
+    TIMEOUT = "timeout"
+
+
+class UnreadableDocument(OfficeQAError):
+    """A file the parser cannot turn into blocks, with the reason as a kind."""
+
+    def __init__(self, path: str, kind: RefusalKind, message: str) -> None:
+        super().__init__(f"{path}: {kind.value}: {message}")
+        self.path = str(path)
+        self.kind = kind
+        self.message = message
+
+    def to_json(self) -> dict[str, dict[str, str]]:
+        """The ``{"error": {...}}`` object printed by the CLI with --json."""
+        return {"error": {"file": self.path, "kind": self.kind.value, "message": self.message}}
+
+
+class ConfigurationError(OfficeQAError):
+    """Settings, a rule file or a template that cannot be used as given."""
+
+
+class IndexConsistencyError(OfficeQAError):
+    """The stores disagree, or an operation would make them disagree."""
+
+
+class ModelUnavailable(OfficeQAError):
+    """A model server or model weights cannot be used right now."""

@@ -1,0 +1,53 @@
+"""The ``officeqa`` command line: one module per command group, wired here.
+
+Each module in ``COMMAND_MODULES`` exposes ``register(subparsers)``, which adds its
+sub-commands and sets ``handler(args, settings) -> int`` as the parser default.
+Handlers import heavy libraries lazily so that ``officeqa parse`` stays quick.
+Exit codes: 0 ok, 2 usage error, 3 a document could not be read, 4 other product error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from officeqa.errors import OfficeQAError
+from officeqa.settings import load_settings
+
+COMMAND_MODULES: list[str] = [
+    "server.cli.parse_cmd",
+]
+
+EXIT_UNREADABLE = 3
+EXIT_PRODUCT_ERROR = 4
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every registered sub-command."""
+    parser = argparse.ArgumentParser(prog="officeqa", description="Local-first RAG over office documents.")
+    parser.add_argument("--config", help="TOML settings file (else OFFICEQA_CONFIG, else defaults + env).")
+    subparsers = parser.add_subparsers(dest="command", required=True)
+    for module_name in COMMAND_MODULES:
+        importlib.import_module(module_name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``officeqa`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    settings = load_settings(args.config)
+    try:
+        return int(args.handler(args, settings) or 0)
+    except OfficeQAError as exc:
+        print(f"officeqa: error: {exc}", file=sys.stderr)
+        return EXIT_PRODUCT_ERROR
+    except KeyboardInterrupt:
+        print("officeqa: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""``officeqa parse FILE [--password P] [--json]``: print a file's blocks or its refusal."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from officeqa.errors import UnreadableDocument
+from officeqa.settings import Settings
+from server.cli.output import print_json_line
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("parse", help="Parse one file and print its blocks.")
+    p.add_argument("file", help="The file to parse.")
+    p.add_argument("--password", help="Password of an encrypted docx/xlsx/pdf.")
+    p.add_argument("--json", action="store_true", help="JSON lines: one block per line.")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    from indexing.parsing import parse_file
+
+    try:
+        document = parse_file(args.file, password=args.password, settings=settings.parsing)
+    except UnreadableDocument as exc:
+        print(f"officeqa: cannot read {exc.path}: {exc.kind.value}: {exc.message}", file=sys.stderr)
+        if args.json:
+            print_json_line(exc.to_json())
+        return 3
+    for block in document.blocks:
+        if args.json:
+            print_json_line(block.to_json())
+        else:
+            where = _where(block)
+            label = block.type.value + (f"(h{block.level})" if block.level else "")
+            role = f" [{block.role.value}]" if block.role.value != "body" else ""
+            print(f"--- {label}{role}{where}\n{block.text}")
+    return 0
+
+
+def _where(block) -> str:
+    parts = []
+    if block.page is not None:
+        parts.append(f"page {block.page}")
+    if block.sheet is not None:
+        parts.append(f"sheet {block.sheet}")
+    if block.slide is not None:
+        parts.append(f"slide {block.slide}")
+    return f" @ {', '.join(parts)}" if parts else ""

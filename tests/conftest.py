@@ -1,0 +1,26 @@
+"""Fixtures shared by the whole suite.
+
+``shared_dir`` is the project's shared data folder (corpus, QA sets, tools), which
+sits beside the repository both here and in CI (``../shared``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DIR = (REPO_ROOT / ".." / "shared").resolve()
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    if not SHARED_DIR.is_dir():
+        pytest.fail(f"shared data folder not found at {SHARED_DIR} (expected beside the repository)")
+    return SHARED_DIR
+
+
+@pytest.fixture(scope="session")
+def corpus_dir(shared_dir: Path) -> Path:
+    return shared_dir / "corpus"
