@@ -26,6 +26,7 @@ class ParsingSettings(BaseModel):
     ocr_enabled: bool = Field(True, description="OCR pages without a text layer (scanned PDFs).")
     ocr_max_pages: int = Field(200, description="At most this many pages of one PDF are OCR'd.")
     xlsx_max_rows: int = Field(200_000, description="Rows read per sheet at most; more are cut with a warning.")
+    csv_max_rows: int = Field(200_000, description="CSV/TSV rows read at most; more are cut with a warning.")
     xlsx_max_empty_run: int = Field(
         1_000, description="Stop reading a sheet after this many consecutive empty rows (inflated dimensions)."
     )
