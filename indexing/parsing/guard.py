@@ -10,6 +10,7 @@ after a timeout or a crash. The refusal names the file and says which limit was 
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -99,10 +100,8 @@ class GuardedParser:
     def close(self) -> None:
         """Stop the worker (politely, then firmly)."""
         if self._conn is not None and self._process is not None and self._process.is_alive():
-            try:
+            with contextlib.suppress(BrokenPipeError, OSError):
                 self._conn.send(None)
-            except (BrokenPipeError, OSError):
-                pass
             self._process.join(timeout=2)
         self._kill_worker()
 
