@@ -24,3 +24,15 @@ def shared_dir() -> Path:
 @pytest.fixture(scope="session")
 def corpus_dir(shared_dir: Path) -> Path:
     return shared_dir / "corpus"
+
+
+@pytest.fixture
+def fake_ollama():
+    """A fake Ollama server on 127.0.0.1 (tests/fake_ollama.py), stopped after the test."""
+    from fake_ollama import FakeOllama
+
+    server = FakeOllama().start()
+    try:
+        yield server
+    finally:
+        server.stop()
