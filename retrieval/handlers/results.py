@@ -1,0 +1,91 @@
+"""What a deterministic handler returns: an answer text and items, each citing where it came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(slots=True)
+class Citation:
+    """A place in a parsed document: file plus page / sheet / slide / table row where known.
+
+    ``row`` is the 1-based data row inside the table (header rows not counted);
+    ``sheet_row`` is the spreadsheet's own row number when the parser recorded where the
+    table starts (xlsx ``meta["first_row"]``); ``rows`` is set instead of ``row`` for an
+    aggregate over many rows of one table.
+    """
+
+    file: str
+    page: int | None = None
+    sheet: str | None = None
+    slide: int | None = None
+    table: int | None = None
+    row: int | None = None
+    sheet_row: int | None = None
+    rows: int | None = None
+    block: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__slots__ if getattr(self, k) is not None}
+
+    def label(self) -> str:
+        parts = [self.file]
+        if self.sheet is not None:
+            parts.append(f"sheet {self.sheet}")
+        if self.page is not None:
+            parts.append(f"p.{self.page}")
+        if self.slide is not None:
+            parts.append(f"slide {self.slide}")
+        if self.sheet_row is not None:
+            parts.append(f"row {self.sheet_row}")
+        elif self.row is not None:
+            parts.append(f"table {self.table} row {self.row}")
+        if self.rows is not None:
+            parts.append(f"{self.rows} rows")
+        return ", ".join(parts)
+
+
+@dataclass(slots=True)
+class HandlerItem:
+    """One answer element (a phone number, a group's sum, a heading) with every place it was found."""
+
+    value: str
+    normalized: Any = None
+    kind: str | None = None
+    citations: list[Citation] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"value": self.value}
+        if self.normalized is not None:
+            out["normalized"] = self.normalized
+        if self.kind is not None:
+            out["kind"] = self.kind
+        out["citations"] = [c.to_json() for c in self.citations]
+        if self.extra:
+            out["extra"] = self.extra
+        return out
+
+
+@dataclass(slots=True)
+class HandlerResult:
+    """A handler's answer: the text shown to the user and the cited items behind it."""
+
+    route: str
+    answer_text: str
+    items: list[HandlerItem] = field(default_factory=list)
+    skipped: int = 0
+    warnings: list[str] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"route": self.route, "answer": self.answer_text,
+                               "items": [i.to_json() for i in self.items]}
+        if self.skipped:
+            out["skipped"] = self.skipped
+        if self.warnings:
+            out["warnings"] = self.warnings
+        if self.data:
+            out["data"] = self.data
+        return out

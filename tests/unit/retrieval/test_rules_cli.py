@@ -1,0 +1,42 @@
+"""``officeqa route``: single instruction (text, --json, --explain) and --batch JSONL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from server.cli import main
+
+
+def test_route_json_single(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["route", "按地区汇总销售额", "--file-type", "xlsx", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["route"] == "table_aggregate" and out["rule_id"] == "table_aggregate"
+    assert out["confidence"] == 0.95 and out["mode"] == "answer" and "explanation" in out
+
+
+def test_route_text_explain_lists_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["route", "电话会议纪要总结一下", "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("route: summary_tree")
+    assert "extract_phone" in out and "excluded by @phone_not=电话会议" in out
+
+
+def test_route_batch_jsonl(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    batch = tmp_path / "in.jsonl"
+    batch.write_text('{"instruction": "提取所有邮箱"}\n\n{"instruction": "你好", "file_type": "docx"}\n'
+                     '{"instruction": "列出目录", "file_type": "xlsx"}\n', encoding="utf-8")
+    assert main(["route", "--batch", str(batch), "--json"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [x["route"] for x in lines] == ["extract_email", "chitchat", "retrieve_qa"]
+    assert all({"rule_id", "route", "confidence", "explanation"} <= set(x) for x in lines)
+
+
+def test_route_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["route"]) == 2
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "no instruction key"}\n', encoding="utf-8")
+    assert main(["route", "--batch", str(bad), "--json"]) == 2
+    assert "bad.jsonl:1" in capsys.readouterr().err
