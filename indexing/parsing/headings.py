@@ -26,8 +26,25 @@ _RULES: list[tuple[re.Pattern[str], int]] = [
     (re.compile(r"^(section|article)\s+[0-9ivxlc.]+\b", re.IGNORECASE), 2),
 ]
 
-_SENTENCE_END = re.compile(r"[。！？；;!?]$|[,，、:：]$")
+_SENTENCE_END = re.compile(r"[。！？；;!?.]$|[,，、:：]$")
 MAX_HEADING_CHARS = 40
+
+
+_HAS_WORD = re.compile(r"[^\W\d_]")
+
+
+def is_heading_candidate(text: str, *, max_chars: int = MAX_HEADING_CHARS) -> bool:
+    """Whether a line is shaped like a heading: short, one line, not ending like a sentence.
+
+    Format parsers use it before promoting a line for its looks (a bold or large-font
+    paragraph), so "注：" or "Total: 12." never become headings.
+    """
+    line = text.strip()
+    if not line or len(line) > max_chars or "\n" in line:
+        return False
+    if _SENTENCE_END.search(line):
+        return False
+    return bool(_HAS_WORD.search(line))
 
 
 def heading_level(text: str, *, max_chars: int = MAX_HEADING_CHARS) -> int | None:
@@ -37,11 +54,9 @@ def heading_level(text: str, *, max_chars: int = MAX_HEADING_CHARS) -> int | Non
     heading, "第十一条 甲方应当在三日内付款。" is a clause paragraph (its number still
     starts a new section: see :func:`clause_prefix`).
     """
+    if not is_heading_candidate(text, max_chars=max_chars):
+        return None
     line = text.strip()
-    if not line or len(line) > max_chars or "\n" in line:
-        return None
-    if _SENTENCE_END.search(line):
-        return None
     for pattern, level in _RULES:
         if pattern.match(line):
             return level
@@ -52,7 +67,7 @@ _CLAUSE = re.compile(rf"^(第[{_CN_NUM}]{{1,6}}[章节条])[\s　]*")
 
 
 def clause_prefix(text: str) -> str | None:
-    """"第十一条" when a paragraph starts with a clause number, else None.
+    """ "第十一条" when a paragraph starts with a clause number, else None.
 
     Contracts often run a clause number straight into its body text; the parser can
     split such a paragraph into a heading ("第十一条") and its body.
