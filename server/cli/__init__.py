@@ -17,7 +17,12 @@ from officeqa.errors import OfficeQAError
 from officeqa.settings import load_settings
 
 COMMAND_MODULES: list[str] = [
+    "server.cli.route_cmd",
     "server.cli.parse_cmd",
+    "server.cli.chunk_cmd",
+    "server.cli.index_cmd",
+    "server.cli.eval_retrieval_cmd",
+    "server.cli.ask_cmd",
 ]
 
 EXIT_UNREADABLE = 3
@@ -47,6 +52,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("officeqa: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`officeqa parse --json f | head`): stop quietly, like other CLI tools.
+        sys.stderr.close()
+        return 141
 
 
 if __name__ == "__main__":  # pragma: no cover

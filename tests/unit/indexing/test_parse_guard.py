@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from indexing.parsing.guard import GuardedParser
 from officeqa.errors import RefusalKind, UnreadableDocument
 from officeqa.settings import ParsingSettings
-from indexing.parsing.guard import GuardedParser
 
 
 def test_timeout_is_refused_and_the_next_file_still_parses(tmp_path: Path, corpus_dir: Path) -> None:
