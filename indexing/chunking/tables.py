@@ -1,0 +1,103 @@
+"""Table chunks: the header repeated in every chunk, each row readable on its own.
+
+Text layout of a table chunk (one line each)::
+
+    <heading text>                 (only in the first chunk, when a heading directly precedes the table)
+    <caption>                      (when the table has one; repeated in every chunk)
+    列名1 | 列名2 | 列名3            (the header, exactly as parsed: stacked header rows merged)
+    列名1: 值, 列名2: 值, 列名3: 值   (one line per row; empty cells left out)
+
+The grid rows themselves stay on the block (``rows``) for the table handlers; the
+"name: value" form is what a retriever and a small model read best, since a row alone still
+says what each number means. Only tables with a header row come here; a headerless grid (a
+layout table, a cover-page checkbox row) is chunked between rows as text by ``document.py``.
+
+Routing: a table whose rendered size is above ``oversize_table_factor x target_tokens``, or
+one with a single row that cannot fit the budget next to its header, becomes ONE
+OVERSIZE_TABLE unit kept whole (never cut mid-row; summarised downstream). Otherwise rows are
+packed up to ``target_tokens`` (and at most ``table_rows_per_chunk`` rows when that is set).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from officeqa.domain import Block, ChunkKind
+from officeqa.settings import ChunkingSettings
+
+
+@dataclass(slots=True)
+class RenderedTable:
+    header_line: str
+    row_lines: list[str]
+    caption: str
+
+
+@dataclass(slots=True)
+class TablePiece:
+    text: str
+    kind: ChunkKind
+    tokens: int
+    row_start: int
+    row_end: int
+
+
+def _cell(value: object) -> str:
+    return " ".join(str(value if value is not None else "").split())
+
+
+def render_table(block: Block) -> RenderedTable:
+    """Header line and one "name: value" line per row."""
+    header = [_cell(h) for h in block.header]
+    rows = [[_cell(c) for c in row] for row in (block.rows or [])]
+    width = max([len(header), *(len(r) for r in rows)]) if rows or header else 0
+    names = [(header[i] if i < len(header) and header[i] else f"列{i + 1}") for i in range(width)]
+    row_lines = [", ".join(f"{names[i]}: {value}" for i, value in enumerate(row) if value) for row in rows]
+    return RenderedTable(" | ".join(header), row_lines, _cell(block.caption or ""))
+
+
+def table_pieces(
+    rendered: RenderedTable,
+    line_tokens: list[int],
+    settings: ChunkingSettings,
+    prefix: str = "",
+    prefix_tokens: int = 0,
+) -> list[TablePiece]:
+    """Split a rendered table into chunks (see the module docstring); ``line_tokens`` = [caption, header, *rows]."""
+    caption_tokens, header_tokens, *row_tokens = line_tokens
+    target = settings.target_tokens
+    fixed = caption_tokens + header_tokens
+    total = fixed + prefix_tokens + sum(row_tokens)
+    too_wide = any(fixed + t > target for t in row_tokens)
+    if total > settings.oversize_table_factor * target or too_wide:
+        text = _compose(rendered, prefix, rendered.row_lines)
+        return [TablePiece(text, ChunkKind.OVERSIZE_TABLE, total, 0, len(row_tokens))]
+    max_rows = settings.table_rows_per_chunk if settings.table_rows_per_chunk > 0 else len(row_tokens) or 1
+    pieces: list[TablePiece] = []
+    start = 0
+    extra = prefix_tokens
+    while True:
+        size = fixed + extra
+        end = start
+        while end < len(row_tokens) and end - start < max_rows and size + row_tokens[end] <= target:
+            size += row_tokens[end]
+            end += 1
+        if end == start and end < len(row_tokens) and extra:
+            # The heading crowds out the first row: it gets a header-only piece of its own (never dropped).
+            pieces.append(TablePiece(_compose(rendered, prefix, []), ChunkKind.TABLE, size, start, start))
+            prefix, extra = "", 0
+            continue
+        text = _compose(rendered, prefix, rendered.row_lines[start:end])
+        pieces.append(TablePiece(text, ChunkKind.TABLE, size, start, end))
+        prefix, extra, start = "", 0, end
+        if start >= len(row_tokens):
+            return pieces
+
+
+def _compose(rendered: RenderedTable, prefix: str, rows: list[str]) -> str:
+    lines = [line for line in (prefix, rendered.caption, rendered.header_line) if line]
+    lines.extend(rows)
+    return "\n".join(lines)
+
+
+__all__ = ["RenderedTable", "TablePiece", "render_table", "table_pieces"]
