@@ -2,8 +2,13 @@
 
 Order of the rules (DESIGN.md, "Chunking rules"):
 
-1. Route: a table goes to table chunks (header repeated, rows as "name: value"), or, far
-   above the budget, to one OVERSIZE_TABLE unit; a list or code block alone above the budget
+1. Route: a table goes to table chunks (header repeated, rows as "name: value"); far above
+   the budget it ALSO gives one OVERSIZE_TABLE unit, emitted first, kept whole for the table
+   handlers and marked ``meta.retrievable = False`` (with ``meta.row_chunks`` = how many
+   table chunks follow); each of those chunks carries ``meta.oversize_unit`` = the unit's id,
+   so the indexer embeds/indexes the row chunks and skips the unit. A single row above the
+   budget next to its header is a chunk of its own (``meta.oversize_row``, never cut; counted
+   as ``oversize_rows``, see ``tables.py``). A list or code block alone above the budget
    is split between items/lines into LIST/CODE chunks (counted as ``split_block``).
 2. Protect: everything else is cut into sentence units that never end inside 《》“”（）「」
    or a number; only a sentence longer than the budget is cut inside (``forced_cut``).
@@ -303,8 +308,19 @@ class _Run:
         rendered, line_tokens = self.tables[item.index]
         prefix = "\n".join(self.doc_text[u.start : u.end] for u in heads)
         prefix_tokens = sum(u.tokens for u in heads)
-        for piece in table_pieces(rendered, line_tokens, self.settings, prefix, prefix_tokens):
-            types = ["heading", "table"] if heads and piece.row_start == 0 else ["table"]
+        pieces = table_pieces(rendered, line_tokens, self.settings, prefix, prefix_tokens)
+        unit_id: str | None = None
+        for piece in pieces:
+            meta: dict[str, object] = {"rows": [piece.row_start, piece.row_end]}
+            if piece.kind is ChunkKind.OVERSIZE_TABLE:
+                # Kept whole for the table handlers; retrieval uses the row chunks that follow it.
+                unit_id = chunk_id(self.doc_id, len(self.drafts))  # == the id execute() gives this position
+                meta.update(retrievable=False, row_chunks=len(pieces) - 1)
+            elif unit_id is not None:
+                meta["oversize_unit"] = unit_id
+            if piece.oversize_row:
+                meta["oversize_row"] = True
+            types = ["heading", "table"] if heads else ["table"]
             self.table_headers[len(self.drafts)] = rendered.header_line
             self.drafts.append(
                 self._chunk(
@@ -312,17 +328,18 @@ class _Run:
                     path=group.path_for([item.index]),
                     kind=piece.kind,
                     tokens=piece.tokens,
-                            first_item=item,
+                    first_item=item,
                     last_item=item,
-                    char_start=heads[0].start if heads and piece.row_start == 0 else item.start,
+                    char_start=heads[0].start if heads else item.start,
                     char_end=item.end,
                     overlap_chars=0,
                     block_types=types,
                     forced=False,
-                    meta={"rows": [piece.row_start, piece.row_end]},
+                    meta=meta,
                 )
             )
-            heads = []
+            if piece.kind is not ChunkKind.OVERSIZE_TABLE:
+                heads = []  # the heading opens the unit and again the first row chunk (the unit is not retrieved)
 
     def _chunk(
         self,

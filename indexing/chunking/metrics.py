@@ -8,7 +8,14 @@ bug in the cutter shows up here:
   (。！？；.!?;:：”"』」）)… ), the same test as the independent checker; forced cuts are
   counted apart (``forced_cuts``), and so are cuts at a bare line end in line-structured
   text (``line_cuts``, labelled LIST chunks; also counted in ``split_blocks``).
-* oversize: tokens above the target, outside OVERSIZE_TABLE units.
+* oversize: tokens above the target, outside OVERSIZE_TABLE units (``oversize_table_units``;
+  not retrieved, their row chunks are) and outside oversize rows: a table chunk flagged
+  ``oversize_row`` that holds at most one row (re-checked here from ``meta.rows``), because
+  that row next to its header cannot fit the budget and a row is never cut. Those are
+  counted in ``oversize_rows``, the table counterpart of ``forced_cuts``; ``oversize_rate``
+  = ``oversize_chunks`` / (chunks - oversize-table units), so it is 0 when only the
+  documented cases are above the budget. ``non_retrievable``: chunks with
+  ``meta.retrievable`` False (the indexer skips them).
 * table-header retention: table chunks whose text carries their table's header line before
   any row.
 * heading-path coverage: chunks with a non-empty heading path.
@@ -39,6 +46,8 @@ class ChunkMetrics:
     oversize_chunks: int = 0
     oversize_rate: float = 0.0
     oversize_table_units: int = 0
+    oversize_rows: int = 0
+    non_retrievable: int = 0
     forced_cuts: int = 0
     split_blocks: int = 0
     line_cuts: int = 0
@@ -83,10 +92,15 @@ def compute_metrics(
             m.chunks_with_path += 1
         m.chars += len(text)
         m.abnormal_chars += len(_ABNORMAL.findall(text))
+        if chunk.meta.get("retrievable") is False:
+            m.non_retrievable += 1
         if chunk.kind is ChunkKind.OVERSIZE_TABLE:
             m.oversize_table_units += 1
         elif chunk.tokens > target_tokens:
-            m.oversize_chunks += 1
+            if _is_oversize_row(chunk):
+                m.oversize_rows += 1
+            else:
+                m.oversize_chunks += 1
         if chunk.kind in _TABLE_KINDS:
             m.table_chunks += 1
             header = table_headers.get(chunk.position, "")
@@ -109,6 +123,13 @@ def compute_metrics(
     return m
 
 
+def _is_oversize_row(chunk: Chunk) -> bool:
+    """A table chunk of at most one row, flagged by the cutter: the documented case of a row too wide to fit."""
+    rows = chunk.meta.get("rows")
+    one_row = isinstance(rows, list) and len(rows) == 2 and rows[1] - rows[0] <= 1
+    return chunk.kind is ChunkKind.TABLE and bool(chunk.meta.get("oversize_row")) and one_row
+
+
 def _header_first(text: str, header: str) -> bool:
     """The table's header line is one of the chunk's lines (rows follow it by construction of the layout)."""
     return not header or header in text.split("\n")
@@ -126,7 +147,8 @@ def merge_metrics(parts: list[ChunkMetrics]) -> ChunkMetrics:
 
 
 _COUNTS = (
-    "chunk_count", "empty_chunks", "total_tokens", "oversize_chunks", "oversize_table_units", "forced_cuts",
+    "chunk_count", "empty_chunks", "total_tokens", "oversize_chunks", "oversize_table_units", "oversize_rows",
+    "non_retrievable", "forced_cuts",
     "split_blocks", "line_cuts", "sentence_breaks", "prose_chunks", "table_chunks", "table_chunks_with_header",
     "chunks_with_path", "chars", "abnormal_chars",
 )

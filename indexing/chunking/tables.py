@@ -12,10 +12,23 @@ The grid rows themselves stay on the block (``rows``) for the table handlers; th
 says what each number means. Only tables with a header row come here; a headerless grid (a
 layout table, a cover-page checkbox row) is chunked between rows as text by ``document.py``.
 
-Routing: a table whose rendered size is above ``oversize_table_factor x target_tokens``, or
-one with a single row that cannot fit the budget next to its header, becomes ONE
-OVERSIZE_TABLE unit kept whole (never cut mid-row; summarised downstream). Otherwise rows are
-packed up to ``target_tokens`` (and at most ``table_rows_per_chunk`` rows when that is set).
+Rows are packed up to ``target_tokens`` (and at most ``table_rows_per_chunk`` rows when that
+is set); a row is never cut.
+
+Two cases above the budget:
+
+* Oversize table: a table whose rendered size is above ``oversize_table_factor x
+  target_tokens`` gives ONE OVERSIZE_TABLE unit, kept whole for the table handlers (never cut
+  mid-row; summarised downstream), FOLLOWED BY the ordinary row pieces of the same table.
+  The unit alone is useless to retrieval (an embedder truncates a 78k-token text and BM25
+  length normalisation buries it), so ``document.py`` marks it ``retrievable: False`` and
+  the row pieces point back at it; the indexer embeds/indexes the row pieces only.
+* Oversize row: a single row that cannot fit the budget next to its header (very long
+  cells) becomes a piece of its own, header + that one row, flagged ``oversize_row`` (so is
+  any piece of at most one row that is above the budget because the header itself is). It is
+  the table counterpart of a forced sentence cut, except that nothing is cut: a row read in
+  halves would lose the column names of its second half. The metrics count it apart
+  (``oversize_rows``), not as an oversize chunk.
 """
 
 from __future__ import annotations
@@ -40,6 +53,7 @@ class TablePiece:
     tokens: int
     row_start: int
     row_end: int
+    oversize_row: bool = False  # at most one row, yet above the budget (a row or the header too wide; never cut)
 
 
 def _cell(value: object) -> str:
@@ -65,13 +79,30 @@ def table_pieces(
 ) -> list[TablePiece]:
     """Split a rendered table into chunks (see the module docstring); ``line_tokens`` = [caption, header, *rows]."""
     caption_tokens, header_tokens, *row_tokens = line_tokens
+    total = caption_tokens + header_tokens + prefix_tokens + sum(row_tokens)
+    rows = row_pieces(rendered, line_tokens, settings, prefix, prefix_tokens)
+    if is_oversize_table(total, settings):
+        text = _compose(rendered, prefix, rendered.row_lines)
+        return [TablePiece(text, ChunkKind.OVERSIZE_TABLE, total, 0, len(row_tokens)), *rows]
+    return rows
+
+
+def is_oversize_table(total_tokens: int, settings: ChunkingSettings) -> bool:
+    """Far above the budget: the table also goes whole to the table handlers as an OVERSIZE_TABLE unit."""
+    return total_tokens > settings.oversize_table_factor * settings.target_tokens
+
+
+def row_pieces(
+    rendered: RenderedTable,
+    line_tokens: list[int],
+    settings: ChunkingSettings,
+    prefix: str = "",
+    prefix_tokens: int = 0,
+) -> list[TablePiece]:
+    """The TABLE pieces: header (+ caption) and as many whole rows as fit, the header repeated in each."""
+    caption_tokens, header_tokens, *row_tokens = line_tokens
     target = settings.target_tokens
     fixed = caption_tokens + header_tokens
-    total = fixed + prefix_tokens + sum(row_tokens)
-    too_wide = any(fixed + t > target for t in row_tokens)
-    if total > settings.oversize_table_factor * target or too_wide:
-        text = _compose(rendered, prefix, rendered.row_lines)
-        return [TablePiece(text, ChunkKind.OVERSIZE_TABLE, total, 0, len(row_tokens))]
     max_rows = settings.table_rows_per_chunk if settings.table_rows_per_chunk > 0 else len(row_tokens) or 1
     pieces: list[TablePiece] = []
     start = 0
@@ -84,11 +115,17 @@ def table_pieces(
             end += 1
         if end == start and end < len(row_tokens) and extra:
             # The heading crowds out the first row: it gets a header-only piece of its own (never dropped).
-            pieces.append(TablePiece(_compose(rendered, prefix, []), ChunkKind.TABLE, size, start, start))
+            text = _compose(rendered, prefix, [])
+            pieces.append(TablePiece(text, ChunkKind.TABLE, size, start, start, oversize_row=size > target))
             prefix, extra = "", 0
             continue
+        if end == start and end < len(row_tokens):
+            # One row above the budget next to its header: it gets a piece of its own, never cut mid-row.
+            size += row_tokens[end]
+            end += 1
         text = _compose(rendered, prefix, rendered.row_lines[start:end])
-        pieces.append(TablePiece(text, ChunkKind.TABLE, size, start, end))
+        # Above the budget only when even the header and one row cannot fit (a row, or the header, too wide).
+        pieces.append(TablePiece(text, ChunkKind.TABLE, size, start, end, oversize_row=size > target))
         prefix, extra, start = "", 0, end
         if start >= len(row_tokens):
             return pieces
@@ -100,4 +137,4 @@ def _compose(rendered: RenderedTable, prefix: str, rows: list[str]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["RenderedTable", "TablePiece", "render_table", "table_pieces"]
+__all__ = ["RenderedTable", "TablePiece", "is_oversize_table", "render_table", "row_pieces", "table_pieces"]

@@ -93,7 +93,14 @@ def test_generated_documents_keep_every_invariant(seed: int) -> None:
     covered = ""
     for chunk in result.chunks:
         assert chunk.tokens == counter.count(chunk.text)
-        if chunk.kind in (ChunkKind.TABLE, ChunkKind.OVERSIZE_TABLE):
+        if chunk.kind is ChunkKind.OVERSIZE_TABLE:
+            assert chunk.meta["retrievable"] is False
+            following = result.chunks[chunk.position + 1 : chunk.position + 1 + chunk.meta["row_chunks"]]
+            assert len(following) == chunk.meta["row_chunks"] > 0
+            assert all(c.kind is ChunkKind.TABLE and c.meta["oversize_unit"] == chunk.id for c in following)
+            continue
+        if chunk.kind is ChunkKind.TABLE:
+            assert chunk.tokens <= settings.target_tokens or chunk.meta.get("oversize_row")
             continue
         assert chunk.text == full[chunk.char_start - chunk.overlap_chars : chunk.char_end]
         assert chunk.tokens <= settings.target_tokens

@@ -49,6 +49,25 @@ def test_metrics_catch_each_defect() -> None:
     assert m.to_json()["sentence_break_rate"] == round(1 / 6, 4)
 
 
+def test_oversize_rows_and_units_are_counted_apart_from_oversize_chunks() -> None:
+    header = "名称 | 备注"
+    chunks = [
+        _chunk(0, header + "\n" + "名称: 甲, 备注: 长\n" * 50, ChunkKind.OVERSIZE_TABLE, tokens=9000,
+               meta={"rows": [0, 50], "retrievable": False, "row_chunks": 3}),
+        _chunk(1, header + "\n名称: 甲, 备注: 很长", ChunkKind.TABLE, tokens=700,
+               meta={"rows": [0, 1], "oversize_row": True, "oversize_unit": "d-0"}),  # the documented case
+        _chunk(2, header + "\n名称: 乙\n名称: 丙", ChunkKind.TABLE, tokens=700,
+               meta={"rows": [1, 3], "oversize_row": True}),  # two rows: the flag does not excuse it
+        _chunk(3, header + "\n名称: 丁", ChunkKind.TABLE, tokens=20, meta={"rows": [3, 4]}),
+        _chunk(4, "很长的正文。", tokens=700, meta={"oversize_row": True}),  # not a table chunk: oversize
+    ]
+    m = compute_metrics(chunks, 512, set(), dict.fromkeys(range(4), header))
+    assert (m.oversize_table_units, m.oversize_rows, m.oversize_chunks, m.non_retrievable) == (1, 1, 2, 1)
+    assert m.oversize_rate == round(2 / 4, 4)
+    total = merge_metrics([m, m])
+    assert (total.oversize_rows, total.non_retrievable) == (2, 2)
+
+
 def test_merge_metrics_sums_counts_and_recomputes_rates() -> None:
     a = compute_metrics([_chunk(0, "一。"), _chunk(1, "二没完", char_end=5)], 512, set(), {})
     b = compute_metrics([_chunk(0, "三。", path=[])], 512, set(), {})

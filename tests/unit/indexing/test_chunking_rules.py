@@ -124,15 +124,66 @@ def test_rows_per_chunk_setting_caps_table_chunks() -> None:
     assert [c.meta["rows"] for c in result.chunks] == [[i, i + 50] for i in range(0, 300, 50)]
 
 
-def test_a_table_far_above_the_budget_is_one_oversize_unit() -> None:
-    result = _chunk(_doc(_staff_table(300)), target_tokens=512, oversize_table_factor=2)
-    assert len(result.chunks) == 1
-    unit = result.chunks[0]
+def test_a_table_far_above_the_budget_is_one_unit_followed_by_retrievable_row_chunks() -> None:
+    doc = _doc(_staff_table(300))
+    result = _chunk(doc, target_tokens=512, oversize_table_factor=2)
+    unit, *rows = result.chunks
+    # The unit: the whole table for the table handlers, never cut mid-row, not for retrieval.
     assert unit.kind is ChunkKind.OVERSIZE_TABLE
     assert unit.tokens > 2 * 512
     assert unit.text.count("\n") == 301  # caption + header + 300 rows, all kept
-    assert result.metrics.oversize_table_units == 1
-    assert result.metrics.oversize_rate == 0.0  # oversize units are routed, not counted as oversize chunks
+    assert unit.meta == {"rows": [0, 300], "retrievable": False, "row_chunks": len(rows)}
+    # The row chunks: exactly what a table under the threshold gets, each pointing back at the unit.
+    under = _chunk(doc, target_tokens=512, oversize_table_factor=20).chunks
+    assert len(rows) == len(under) > 5
+    for row_chunk, plain in zip(rows, under, strict=True):
+        assert row_chunk.kind is ChunkKind.TABLE
+        assert row_chunk.tokens <= 512
+        assert row_chunk.text == plain.text
+        assert row_chunk.text.split("\n")[:2] == ["表1 员工报销明细", "序号 | 姓名 | 金额（元）"]
+        assert row_chunk.meta == {"rows": plain.meta["rows"], "oversize_unit": unit.id}
+        assert "retrievable" not in row_chunk.meta
+    assert [line for c in rows for line in c.text.split("\n")[2:]] == unit.text.split("\n")[2:]
+    assert [c.position for c in result.chunks] == list(range(len(result.chunks)))
+    m = result.metrics
+    assert (m.oversize_table_units, m.non_retrievable, m.oversize_chunks, m.oversize_rows) == (1, 1, 0, 0)
+    assert m.oversize_rate == 0.0  # the unit is routed, not counted as an oversize chunk
+    assert m.table_chunks == len(rows) + 1 and m.table_header_retention == 1.0
+    # Same content, same ids (positions in order), and the row chunks' links still name the unit.
+    again = _chunk(copy.deepcopy(doc), target_tokens=512, oversize_table_factor=2).chunks
+    assert [c.id for c in again] == [c.id for c in result.chunks]
+    assert {c.meta["oversize_unit"] for c in again[1:]} == {again[0].id}
+
+
+def test_a_heading_before_an_oversize_table_opens_the_unit_and_the_first_row_chunk() -> None:
+    doc = _doc(_para("报销说明如下。"), _heading("二、报销明细", 2), _staff_table(300))
+    chunks = _chunk(doc, target_tokens=512, oversize_table_factor=2).chunks
+    assert [c.kind for c in chunks[:3]] == [ChunkKind.TEXT, ChunkKind.OVERSIZE_TABLE, ChunkKind.TABLE]
+    unit, first, second = chunks[1:4]
+    for chunk in (unit, first):  # the unit is not retrieved, so the first row chunk carries the heading too
+        assert chunk.text.startswith("二、报销明细\n表1 员工报销明细\n序号 | 姓名 | 金额（元）\n序号: 1,")
+        assert chunk.block_types == ["heading", "table"]
+    assert second.text.startswith("表1 员工报销明细\n序号 | 姓名 | 金额（元）\n")
+    assert second.block_types == ["table"]
+    assert unit.meta["row_chunks"] == len(chunks) - 2
+    assert all(c.meta["oversize_unit"] == unit.id for c in chunks[2:])
+
+
+def test_a_row_alone_above_the_budget_is_its_own_chunk_and_counted_apart() -> None:
+    remark = "该笔费用涉及多个项目的差旅、会务与培训支出，需由财务部门逐项核对原始票据后方可报销" * 8
+    rows = [["1", "张三", "100"], ["2", "李四", remark], ["3", "王五", "300"], ["4", "赵六", "400"]]
+    table = Block(T, "table", header_rows=[["序号", "姓名", "备注"]], rows=rows)
+    result = _chunk(_doc(table), target_tokens=64, oversize_table_factor=20, overlap_ratio=0.0)
+    chunks = result.chunks
+    assert [c.meta["rows"] for c in chunks] == [[0, 1], [1, 2], [2, 4]]
+    assert all(c.kind is ChunkKind.TABLE and c.text.startswith("序号 | 姓名 | 备注\n") for c in chunks)
+    wide = chunks[1]
+    assert wide.text == f"序号 | 姓名 | 备注\n序号: 2, 姓名: 李四, 备注: {remark}"  # the whole row, not cut
+    assert wide.tokens > 64 and wide.meta["oversize_row"] is True
+    assert not any(c.meta.get("oversize_row") for c in (chunks[0], chunks[2]))
+    m = result.metrics
+    assert (m.oversize_rows, m.oversize_chunks, m.oversize_table_units, m.oversize_rate) == (1, 0, 0, 0.0)
+    assert m.table_header_retention == 1.0
 
 
 def test_a_heading_right_before_a_table_travels_with_it_and_prose_stays_apart() -> None:
