@@ -1,0 +1,167 @@
+"""Query latency per mode at 10k and 100k chunks, and the cost of deleting one document.
+
+The knowledge base is a real one (SQLite registry, Chroma persistent collection, BM25
+index) in a temporary folder. Chunks are the CMRC2018 dev paragraphs (~510 characters,
+chunk-sized) repeated with distinct ids until the target size. To keep the build to
+minutes on 2 cores, the paragraph vectors are embedded once (cached by bench/qa_cache.py)
+and each copy gets its own small random perturbation (so HNSW does not index exact
+duplicates), and BM25 tokens are computed once per paragraph. The query side is real:
+every search embeds its question with the "use" embedder and goes through
+``retrieval.search.search`` (ranking, fusion, fetching texts, de-duplication).
+
+Targets (issue 4): hybrid p50 < 50 ms and p95 < 150 ms at 100k chunks; delete < 1 s.
+
+    python bench/bench_query.py [--sizes 10000 100000] [--queries 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.qa_cache import cached_vectors, load_set
+from indexing.knowledge_base import KnowledgeBase
+from indexing.registry import INDEXED, DocumentRecord, now_iso
+from officeqa.embeddings import create_embedder
+from officeqa.settings import EmbeddingSettings, Settings
+from retrieval.search import MODES, search
+from retrieval.text_tokens import tokenize_for_bm25
+
+NOISE = 0.02
+GROUP = 5000
+
+
+def percentiles(seconds: list[float]) -> tuple[float, float]:
+    ms = sorted(s * 1000 for s in seconds)
+    return statistics.median(ms), ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
+
+
+def grow(kb: KnowledgeBase, texts, tokens, vectors, start: int, stop: int, rng: np.random.Generator) -> float:
+    """Add copies ``start..stop-1`` (copy i = paragraph i % n, rep i // n) to every store; returns seconds."""
+    n = len(texts)
+    model = kb.model
+    began = time.perf_counter()
+    for lo in range(start, stop, GROUP):
+        hi = min(stop, lo + GROUP)
+        idx = np.arange(lo, hi)
+        ids = [f"rep{i // n:04d}-{i % n:04d}" for i in idx]
+        base = vectors[idx % n]
+        noisy = base + rng.normal(0.0, NOISE, base.shape).astype(np.float32)
+        noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
+        chunk_texts = [texts[i % n] for i in idx]
+        metas = [
+            {"doc_id": cid, "path": f"bench://{cid}", "file_type": "txt", "heading_path": "", "kind": "text",
+             "position": 0, "overlap_chars": 0, "tokens": len(tokens[i % n])}
+            for cid, i in zip(ids, idx, strict=True)
+        ]
+        kb.vectors.add(ids, noisy.astype(np.float32), chunk_texts, metas, model)
+        kb.bm25.add_tokenized(ids, [tokens[i % n] for i in idx])
+        with kb.registry.transaction():
+            for cid in ids:
+                kb.registry.upsert(
+                    DocumentRecord(path=f"bench://{cid}", doc_id=cid, file_type="txt", status=INDEXED,
+                                   chunk_count=1, embedding_model=model[0], indexed_at=now_iso())
+                )
+                kb.registry.replace_chunks(cid, [(cid, 0)])
+        kb._bm25_dirty = True
+    kb.save()
+    return time.perf_counter() - began
+
+
+def measure(kb: KnowledgeBase, questions: list[str], k: int) -> dict[str, dict[str, tuple[float, float]]]:
+    """Per mode: end-to-end latency (query embedding included) and retrieval alone (vector made before)."""
+    for q in questions[:30]:  # the USE model answers its first ~20 calls slowly (warm-up, measured: ~200 ms each)
+        kb.embedder.embed_query(q)
+    embed_times = []
+    vectors = []
+    for q in questions:
+        began = time.perf_counter()
+        vectors.append(kb.embedder.embed_query(q))
+        embed_times.append(time.perf_counter() - began)
+    out: dict[str, dict[str, tuple[float, float]]] = {"query embedding": {"alone": percentiles(embed_times)}}
+    for mode in MODES:
+        search(kb, questions[0], mode=mode, k=k)  # warm caches (HNSW pages, SQLite)
+        full, retrieval = [], []
+        for q, vector in zip(questions, vectors, strict=True):
+            began = time.perf_counter()
+            hits = search(kb, q, mode=mode, k=k)
+            full.append(time.perf_counter() - began)
+            assert hits, f"no hits for {q!r} in {mode}"
+            began = time.perf_counter()
+            search(kb, q, mode=mode, k=k, query_vector=vector)
+            retrieval.append(time.perf_counter() - began)
+        out[mode] = {"end-to-end": percentiles(full), "retrieval only": percentiles(retrieval)}
+    return out
+
+
+def _load_bm25(kb: KnowledgeBase) -> float:
+    began = time.perf_counter()
+    len(kb.bm25)
+    return time.perf_counter() - began
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("-k", type=int, default=10)
+    parser.add_argument(
+        "--data-dir", help="Keep the knowledge base in this folder and reuse what it holds (smaller sizes are skipped)."
+    )
+    args = parser.parse_args()
+
+    qa = load_set("cmrc2018_dev")
+    embedder = create_embedder(EmbeddingSettings(backend="use"))
+    vectors, _, _ = cached_vectors(qa, embedder)
+    began = time.perf_counter()
+    tokens = [tokenize_for_bm25(t) for t in qa.doc_texts]
+    print(f"corpus: {len(qa.doc_texts)} CMRC paragraphs; jieba tokens for all in {time.perf_counter() - began:.1f}s")
+    questions = qa.questions[: args.queries]
+    rng = np.random.default_rng(20180101)
+    with tempfile.TemporaryDirectory(prefix="officeqa-bench-") as tmp:
+        kb = KnowledgeBase(Settings(data_dir=Path(args.data_dir or tmp)), embedder=embedder)
+        size = kb.vectors.count()
+        if size:
+            print(f"# reusing {size} chunks in {args.data_dir}; BM25 loaded in {_load_bm25(kb):.1f}s")
+        print("| chunks | mode | end-to-end p50 ms | p95 ms | retrieval only p50 ms | p95 ms |")
+        print("|---|---|---|---|---|---|")
+        rows = []
+        for target in sorted(t for t in args.sizes if t >= size):
+            seconds = grow(kb, qa.doc_texts, tokens, vectors, size, target, rng)
+            print(f"# grew {size} -> {target} chunks in {seconds:.1f}s (Chroma add + BM25 add + registry + BM25 save)")
+            size = target
+            for mode, timing in measure(kb, questions, args.k).items():
+                full = timing.get("end-to-end", timing.get("alone"))
+                alone = timing.get("retrieval only", timing.get("alone"))
+                rows.append((target, mode, *full, *alone))
+                print(
+                    f"| {target} | {mode} | {full[0]:.1f} | {full[1]:.1f} | {alone[0]:.1f} | {alone[1]:.1f} |",
+                    flush=True,
+                )
+        victim = f"bench://rep0000-{len(qa.doc_texts) // 2:04d}"
+        began = time.perf_counter()
+        kb.remove(victim)  # every store: Chroma (where doc_id), BM25 (+ journal), registry
+        delete_s = time.perf_counter() - began
+        report = kb.check()
+        print(
+            f"delete of one document at {size} chunks: {delete_s * 1000:.0f} ms (Chroma, BM25 + its journal, "
+            f"registry); check clean: {report.clean} ({report.chroma_chunks} chunks left)"
+        )
+        hybrid = next(r for r in rows if r[0] == max(args.sizes) and r[1] == "hybrid")
+        print(
+            f"targets at {hybrid[0]}: hybrid p50 {hybrid[2]:.1f} ms (< 50) p95 {hybrid[3]:.1f} ms (< 150) end-to-end, "
+            f"{hybrid[4]:.1f} / {hybrid[5]:.1f} ms without the query embedding; delete {delete_s:.2f} s (< 1)"
+        )
+        kb.close()
+
+
+if __name__ == "__main__":
+    main()

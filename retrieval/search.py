@@ -1,0 +1,198 @@
+"""Search a knowledge base: BM25, dense or hybrid ranking, filters, de-duplication, threshold.
+
+Why the steps are separate functions: ``rank_chunks`` is the raw ranking (what the
+retrieval eval measures, collapsed to documents by ``rank_documents``), while ``search``
+adds what a reader needs — texts and metadata, overlapping neighbours folded into the
+better one, and an optional score floor. ``dedupe_overlaps`` is pure and tested with
+literal hits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from retrieval.filters import to_chroma_where, validate_filters
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from indexing.knowledge_base import KnowledgeBase
+
+Mode = Literal["bm25", "dense", "hybrid"]
+MODES: tuple[str, ...] = ("bm25", "dense", "hybrid")
+
+
+@dataclass(slots=True)
+class SearchHit:
+    """One retrieved chunk with its score (scale depends on the mode) and provenance."""
+
+    chunk_id: str
+    doc_id: str
+    score: float
+    text: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "chunk_id": self.chunk_id,
+            "doc_id": self.doc_id,
+            "score": round(self.score, 6),
+            "text": self.text,
+            "metadata": self.metadata,
+        }
+
+
+def rank_chunks(
+    kb: KnowledgeBase,
+    query: str,
+    mode: str = "hybrid",
+    depth: int | None = None,
+    filters: Mapping[str, Any] | None = None,
+    query_vector: np.ndarray | None = None,
+) -> list[tuple[str, float]]:
+    """Chunk ids ranked best first with the mode's score, at most ``depth`` per retriever.
+
+    ``query_vector`` reuses an embedding made earlier (the eval embeds all questions in one batch).
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown search mode {mode!r}; choose one of {', '.join(MODES)}")
+    settings = kb.settings.retrieval
+    depth = int(depth or settings.candidate_depth)
+    where = to_chroma_where(validate_filters(filters))
+    allowed = set(kb.vectors.ids_where(where)) if where else None
+    if allowed is not None and not allowed:
+        return []
+    bm25_hits = kb.bm25.search(query, depth, allowed) if mode in ("bm25", "hybrid") else []
+    if mode == "bm25":
+        return bm25_hits
+    dense_hits = _dense(kb, query, depth, where, query_vector)
+    if mode == "dense":
+        return dense_hits
+    from retrieval.fusion import fuse_hybrid
+
+    fusion_settings = settings
+    if depth > settings.candidate_depth:
+        fusion_settings = settings.model_copy(update={"candidate_depth": depth})
+    return fuse_hybrid(bm25_hits, dense_hits, fusion_settings)
+
+
+def _dense(
+    kb: KnowledgeBase, query: str, depth: int, where: dict[str, Any] | None, vector: np.ndarray | None
+) -> list[tuple[str, float]]:
+    if kb.vectors.count() == 0:
+        return []
+    if vector is None:
+        vector = kb.embedder.embed_query(query)
+    return kb.vectors.query(vector, depth, kb.model, where)
+
+
+def rank_documents(
+    kb: KnowledgeBase,
+    query: str,
+    mode: str,
+    n_docs: int,
+    chunk_doc: Mapping[str, str],
+    total_chunks: int,
+    query_vector: np.ndarray | None = None,
+) -> list[str]:
+    """Document ids best first: each document at its best chunk's rank (ties keep chunk order).
+
+    The head is exactly the product's ranking at the configured depth; when it holds fewer
+    than ``n_docs`` documents, the tail is filled from deeper rankings (chunk depth doubling
+    until ``n_docs`` documents or every chunk), so metrics at 100 see 100 documents without
+    the deeper candidate pool changing the order users get at the top.
+    """
+    depth = max(n_docs, kb.settings.retrieval.candidate_depth)
+    docs: list[str] = []
+    while True:
+        ranked = rank_chunks(kb, query, mode, depth, query_vector=query_vector)
+        seen = set(docs)
+        docs.extend(d for d in collapse_to_documents([cid for cid, _ in ranked], chunk_doc) if d not in seen)
+        if len(docs) >= n_docs or depth >= total_chunks:
+            return docs[:n_docs]
+        depth = min(total_chunks, depth * 2)
+
+
+def collapse_to_documents(chunk_ids: Iterable[str], chunk_doc: Mapping[str, str]) -> list[str]:
+    """Keep each document's first (best) appearance, in ranking order."""
+    seen: dict[str, None] = {}
+    for cid in chunk_ids:
+        doc_id = chunk_doc.get(cid)
+        if doc_id is not None and doc_id not in seen:
+            seen[doc_id] = None
+    return list(seen)
+
+
+def dedupe_overlaps(hits: Sequence[SearchHit]) -> list[SearchHit]:
+    """Drop a hit that overlaps a better hit of the same document (neighbouring positions).
+
+    Consecutive chunks share ``overlap_chars`` characters (recorded on the later chunk);
+    two such neighbours mostly repeat each other, so the lower-ranked one goes. Hits
+    without a position, or neighbours without overlap, are all kept.
+    """
+    kept: list[SearchHit] = []
+    taken: dict[str, list[tuple[int, int]]] = {}
+    for hit in hits:
+        position = hit.metadata.get("position")
+        if position is None:
+            kept.append(hit)
+            continue
+        position = int(position)
+        overlap = int(hit.metadata.get("overlap_chars", 0) or 0)
+        neighbours = taken.setdefault(hit.doc_id, [])
+        if any(_overlapping(position, overlap, p, o) for p, o in neighbours):
+            continue
+        neighbours.append((position, overlap))
+        kept.append(hit)
+    return kept
+
+
+def _overlapping(pos_a: int, overlap_a: int, pos_b: int, overlap_b: int) -> bool:
+    if pos_a == pos_b:
+        return True
+    if abs(pos_a - pos_b) != 1:
+        return False
+    later_overlap = overlap_a if pos_a > pos_b else overlap_b
+    return later_overlap > 0
+
+
+def search(
+    kb: KnowledgeBase,
+    query: str,
+    mode: str = "hybrid",
+    k: int | None = None,
+    filters: Mapping[str, Any] | None = None,
+    *,
+    dedupe: bool = True,
+    score_threshold: float | None = None,
+    query_vector: np.ndarray | None = None,
+) -> list[SearchHit]:
+    """The ``k`` best chunks for ``query``, with texts and metadata.
+
+    ``score_threshold`` (default: ``settings.retrieval.score_threshold``) drops hits whose
+    score is below it; the score scale is the mode's (BM25, cosine, or fused).
+    ``query_vector`` reuses a query embedding made earlier.
+    """
+    settings = kb.settings.retrieval
+    k = int(k or settings.top_k)
+    threshold = settings.score_threshold if score_threshold is None else score_threshold
+    ranked = rank_chunks(kb, query, mode, max(settings.candidate_depth, 3 * k), filters, query_vector)
+    if threshold is not None:
+        ranked = [(cid, score) for cid, score in ranked if score >= threshold]
+    hits: list[SearchHit] = []
+    start = 0
+    window = max(2 * k, 20)
+    while len(hits) < k and start < len(ranked):
+        page = ranked[start : start + window]
+        stored = kb.fetch(cid for cid, _ in page)
+        for cid, score in page:
+            if cid not in stored:
+                continue  # the stores disagree; `officeqa check` reports it
+            text, meta = stored[cid]
+            hits.append(SearchHit(cid, str(meta.get("doc_id", "")), float(score), text, meta))
+        if dedupe:
+            hits = dedupe_overlaps(hits)
+        start += window
+    return hits[:k]
