@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from indexing.parsing.guard import GuardedParser
 from indexing.registry import DUPLICATE, FAILED, INDEXED, REMOVED, DocumentRecord, now_iso
 from officeqa.domain import ParsedDocument
 from officeqa.errors import RefusalKind, UnreadableDocument
@@ -136,7 +137,9 @@ def prepare_parsed(
     from indexing.knowledge_base import PreparedDocument
 
     result = chunk_document(document, kb.settings.chunking, doc_id=record.doc_id)
-    chunks = [c for c in result.chunks if c.text.strip()]
+    # Whole-table units of oversize tables are for the table handlers, not retrieval: their
+    # rows are also emitted as ordinary table chunks, which are what gets indexed.
+    chunks = [c for c in result.chunks if c.text.strip() and c.meta.get("retrievable", True)]
     return PreparedDocument(record=record, chunks=chunks, replaces=replaces)
 
 
@@ -177,11 +180,14 @@ def index_paths(
     batch = _Batch(kb, report)
     flush_at = max(1, kb.settings.embedding.batch_size * _FLUSH_FACTOR)
     bar = tqdm(total=len(files), unit="file", file=sys.stderr, disable=not progress, dynamic_ncols=True)
+    # Parsing runs in a supervised worker process (started on the first file that needs it),
+    # so a parser that hangs or crashes on one file costs that file, not the batch.
+    parser = GuardedParser(kb.settings.parsing)
     try:
         queue = list(files)
         while queue:
             path = queue.pop(0)
-            _index_one(kb, path, batch, report, force)
+            _index_one(kb, path, batch, report, force, parser)
             bar.update(1)
             bar.set_postfix(chunks=report.chunks_added + batch.chunks, failed=len(report.failed), refresh=False)
             if batch.chunks >= flush_at:
@@ -192,16 +198,19 @@ def index_paths(
         seen = {str(p) for p in files}
         for record in kb.registry.documents(statuses=["pending"]):
             if record.path in seen and Path(record.path).is_file():
-                _index_one(kb, Path(record.path), batch, report, force=True)
+                _index_one(kb, Path(record.path), batch, report, True, parser)
         batch.flush()
     finally:
+        parser.close()
         bar.close()
         kb.save()
     report.seconds = time.perf_counter() - started
     return report
 
 
-def _index_one(kb: KnowledgeBase, path: Path, batch: _Batch, report: IndexReport, force: bool) -> None:
+def _index_one(
+    kb: KnowledgeBase, path: Path, batch: _Batch, report: IndexReport, force: bool, parser: GuardedParser
+) -> None:
     key = str(path)
     previous = kb.registry.get(key)
     try:
@@ -224,9 +233,7 @@ def _index_one(kb: KnowledgeBase, path: Path, batch: _Batch, report: IndexReport
         report.duplicates.append(key)
         return
     try:
-        from indexing.parsing import parse_file
-
-        document = parse_file(path, settings=kb.settings.parsing)
+        document = parser.parse(path)
         prepared = prepare_parsed(kb, document, record, replaces=replaces)
     except UnreadableDocument as exc:
         _fail(kb, key, previous, digest, stat.st_size, stat.st_mtime, exc.kind.value, exc.message, report)

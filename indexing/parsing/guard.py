@@ -17,14 +17,17 @@ from pathlib import Path
 from types import TracebackType
 
 from officeqa.domain import ParsedDocument
-from officeqa.errors import RefusalKind, UnreadableDocument
+from officeqa.errors import OfficeQAError, RefusalKind, UnreadableDocument
 from officeqa.settings import ParsingSettings
+
+_STARTUP_TIMEOUT_S = 120.0
 
 
 def _worker_loop(conn: Connection, settings: ParsingSettings) -> None:
     """Runs in the worker: parse each requested path, send back the document or the refusal."""
     from indexing.parsing.dispatch import parse_file
 
+    conn.send(("ready", None))  # imports done: the parent starts each file's clock only now
     while True:
         try:
             request = conn.recv()
@@ -59,6 +62,10 @@ class GuardedParser:
             self._process.start()
             child.close()
             self._conn = parent
+            if not parent.poll(_STARTUP_TIMEOUT_S):
+                self._kill_worker()
+                raise OfficeQAError(f"the parse worker did not start within {_STARTUP_TIMEOUT_S:g} s")
+            parent.recv()
         return self._conn
 
     def _kill_worker(self) -> None:

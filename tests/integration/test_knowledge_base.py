@@ -249,3 +249,33 @@ def test_cli_index_status_check_search_remove(tmp_path: Path, docs: Path, monkey
 
     assert main(["remove", str(docs / "contract.txt")]) == 0
     assert "removed:" in capsys.readouterr().out
+
+
+def test_a_file_that_times_out_is_recorded_and_the_batch_goes_on(tmp_path: Path, docs: Path, corpus_dir: Path) -> None:
+    """A parse stopped by parsing.timeout_s fails that file only; the others index normally."""
+    slow = docs / "big-manual.pdf"
+    slow.write_bytes((corpus_dir / "pdf" / "en_DA-619p.pdf").read_bytes())
+    settings = make_settings(tmp_path)
+    settings.parsing.timeout_s = 0.5
+    with KnowledgeBase(settings) as kb:
+        report = kb.index_paths([docs])
+        assert [(Path(f.path).name, f.kind) for f in report.failed] == [("big-manual.pdf", "timeout")]
+        assert len(report.added) == 2
+        assert_consistent(kb)
+        statuses = {Path(r.path).name: (r.status, r.error_kind) for r in kb.registry.documents()}
+        assert statuses["big-manual.pdf"] == (FAILED, "timeout")
+        assert statuses["contract.txt"][0] == INDEXED
+
+
+def test_oversize_table_units_are_not_indexed_but_their_rows_are(tmp_path: Path) -> None:
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    rows = "\n".join(f"华东区{i},产品{i},{i * 10}" for i in range(3000))
+    (folder / "sales.csv").write_text("地区,产品,销售额\n" + rows + "\n", encoding="utf-8")
+    with KnowledgeBase(make_settings(tmp_path)) as kb:
+        kb.index_paths([folder])
+        assert_consistent(kb)
+        hits = search(kb, "产品2999", mode="bm25", k=3)
+        assert hits and hits[0].metadata["kind"] == "table"
+        assert "地区" in hits[0].text  # the row chunk repeats the header
+        assert all(h.metadata["kind"] != "oversize_table" for h in search(kb, "华东区", mode="bm25", k=50))
