@@ -63,6 +63,9 @@ class RetrievalSettings(BaseModel):
     """How a question becomes ranked chunks."""
 
     top_k: int = Field(10, description="Chunks returned by default.")
+    fusion: Literal["zscore", "rrf"] = Field(
+        "zscore", description="Hybrid fusion: zscore = weighted sum of per-query z-scored BM25 and dense scores (robust when one retriever is weak); rrf = weighted reciprocal rank fusion."
+    )
     rrf_k: int = Field(60, description="The k constant of reciprocal rank fusion.")
     bm25_weight: float = Field(1.0, description="Weight of the BM25 ranking in fusion.")
     dense_weight: float = Field(1.0, description="Weight of the dense ranking in fusion.")
