@@ -35,7 +35,9 @@ print(json.dumps({"seconds": elapsed, "blocks": len(doc.blocks), "rows": rows, "
 
 
 def run_once(path: Path) -> dict:
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True, text=True, check=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(path)], capture_output=True, text=True, check=True, cwd=ROOT
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

