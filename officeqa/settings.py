@@ -79,8 +79,8 @@ class RetrievalSettings(BaseModel):
     fusion: Literal["zscore", "rrf"] = Field(
         "zscore",
         description=(
-            "Hybrid fusion: zscore = weighted sum of per-query z-scored BM25 and dense scores (robust "
-            "when one retriever is weak); rrf = weighted reciprocal rank fusion."
+            "Hybrid fusion: zscore = per-query z-scores of BM25 and dense scores, tempered softmax, weighted "
+            "mix (robust when one retriever is weak); rrf = weighted reciprocal rank fusion."
         ),
     )
     rrf_k: int = Field(60, description="The k constant of reciprocal rank fusion.")

@@ -1,0 +1,56 @@
+"""Chinese/English tokens for BM25: jieba search mode, folded, lower-cased, stop words dropped.
+
+Search mode (``cut_for_search``) emits a long word and its shorter dictionary words
+("中华人民共和国" -> "中华", "华人", "人民", "共和", "共和国", "中华人民共和国"), so a query
+for a part of a compound still matches. NFKC folds full-width letters and digits
+("ＡＢＣ１２３" -> "abc123" after lower-casing) so both spellings meet in the index.
+"""
+
+from __future__ import annotations
+
+import logging
+import unicodedata
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+_STOPWORDS_FILE = Path(__file__).with_name("stopwords.txt")
+
+
+@cache
+def _jieba() -> Any:
+    """jieba's default tokenizer, dictionary loaded once; its start-up chatter goes to stderr, so quiet it."""
+    import jieba
+
+    logging.getLogger("jieba").setLevel(logging.WARNING)
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+    return jieba
+
+
+@cache
+def stopwords() -> frozenset[str]:
+    """The shipped Chinese + English stop list (one word a line, '#' comments)."""
+    lines = _STOPWORDS_FILE.read_text(encoding="utf-8").splitlines()
+    return frozenset(word for line in lines if (word := line.strip()) and not word.startswith("#"))
+
+
+def _is_punctuation_or_space(token: str) -> bool:
+    """True when every character is whitespace, punctuation or a symbol (no letter, digit or ideograph)."""
+    return all(ch.isspace() or unicodedata.category(ch)[0] in "PSZC" for ch in token)
+
+
+def normalise_text(text: str) -> str:
+    """Full-width folded (NFKC) and lower-cased, the form both documents and queries are tokenized in."""
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def tokenize_for_bm25(text: str) -> list[str]:
+    """BM25 terms of ``text``, in order, repeats kept (term frequency matters)."""
+    stop = stopwords()
+    tokens: list[str] = []
+    for token in _jieba().cut_for_search(normalise_text(text)):
+        token = token.strip()
+        if token and token not in stop and not _is_punctuation_or_space(token):
+            tokens.append(token)
+    return tokens

