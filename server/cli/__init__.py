@@ -25,7 +25,6 @@ COMMAND_MODULES: list[str] = [
     "server.cli.ask_cmd",
 ]
 
-EXIT_UNREADABLE = 3
 EXIT_PRODUCT_ERROR = 4
 
 

@@ -14,9 +14,8 @@ import sys
 from pathlib import Path
 
 from officeqa.settings import Settings
-from server.cli.output import print_json_line
+from server.cli.output import print_json_line, report_unreadable
 
-EXIT_UNREADABLE = 3
 SCOPE_DOCUMENTS = 3
 
 
@@ -46,10 +45,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         try:
             decision, documents = _route(args, settings, retrieve)
         except UnreadableDocument as exc:
-            print(f"officeqa: cannot read {exc.path}: {exc.kind.value}: {exc.message}", file=sys.stderr)
-            if args.json:
-                print_json_line(exc.to_json())
-            return EXIT_UNREADABLE
+            return report_unreadable(exc, args.json)
         extra, rule_fallback = [], None
         if decision.mode in ("answer", "handler_then_model") and documents:
             from retrieval.l0 import run_handler

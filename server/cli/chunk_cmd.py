@@ -9,11 +9,10 @@ is printed.
 from __future__ import annotations
 
 import argparse
-import sys
 
 from officeqa.errors import UnreadableDocument
 from officeqa.settings import Settings
-from server.cli.output import print_json_line
+from server.cli.output import print_json_line, report_unreadable, where
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -32,17 +31,14 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
         document = parse_file(args.file, password=args.password, settings=settings.parsing)
     except UnreadableDocument as exc:
-        print(f"officeqa: cannot read {exc.path}: {exc.kind.value}: {exc.message}", file=sys.stderr)
-        if args.json:
-            print_json_line(exc.to_json())
-        return 3
+        return report_unreadable(exc, args.json)
     result = chunk_document(document, settings.chunking)
     if args.json:
         for chunk in result.chunks:
             print_json_line(chunk.to_json())
     elif not args.stats:
         for chunk in result.chunks:
-            print(f"--- #{chunk.position} {chunk.kind.value} {chunk.tokens} tokens{_where(chunk)}")
+            print(f"--- #{chunk.position} {chunk.kind.value} {chunk.tokens} tokens{where(chunk)}")
             if chunk.heading_path:
                 print("  > " + " > ".join(chunk.heading_path))
             print(chunk.text)
@@ -50,13 +46,3 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print_json_line({"metrics": result.metrics.to_json()})
     return 0
 
-
-def _where(chunk) -> str:
-    parts = []
-    if chunk.page is not None:
-        parts.append(f"page {chunk.page}" + (f"-{chunk.page_end}" if chunk.page_end else ""))
-    if chunk.sheet is not None:
-        parts.append(f"sheet {chunk.sheet}")
-    if chunk.slide is not None:
-        parts.append(f"slide {chunk.slide}")
-    return f" @ {', '.join(parts)}" if parts else ""

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from officeqa.errors import UnreadableDocument
 from officeqa.settings import Settings
-from server.cli.output import print_json_line
+from server.cli.output import print_json_line, report_unreadable, where
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,27 +23,13 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
         document = parse_file(args.file, password=args.password, settings=settings.parsing)
     except UnreadableDocument as exc:
-        print(f"officeqa: cannot read {exc.path}: {exc.kind.value}: {exc.message}", file=sys.stderr)
-        if args.json:
-            print_json_line(exc.to_json())
-        return 3
+        return report_unreadable(exc, args.json)
     for block in document.blocks:
         if args.json:
             print_json_line(block.to_json())
         else:
-            where = _where(block)
             label = block.type.value + (f"(h{block.level})" if block.level else "")
             role = f" [{block.role.value}]" if block.role.value != "body" else ""
-            print(f"--- {label}{role}{where}\n{block.text}")
+            print(f"--- {label}{role}{where(block)}\n{block.text}")
     return 0
 
-
-def _where(block) -> str:
-    parts = []
-    if block.page is not None:
-        parts.append(f"page {block.page}")
-    if block.sheet is not None:
-        parts.append(f"sheet {block.sheet}")
-    if block.slide is not None:
-        parts.append(f"slide {block.slide}")
-    return f" @ {', '.join(parts)}" if parts else ""
