@@ -277,7 +277,20 @@ def _fail(
     message: str,
     report: IndexReport,
 ) -> None:
-    """Record a failed file; if it was indexed before, its old chunks go (they no longer match it)."""
+    """Record a failed file without losing what was indexed.
+
+    A file that was indexed before and has now changed into something unreadable (a save
+    interrupted half-way, a password added) keeps its previous version's chunks: the
+    registry row stays ``indexed`` for the old content hash and carries the new error, so
+    ``status`` shows both and the next ``index`` run tries the file again.
+    """
+    report.failed.append(FileFailure(path, kind, message))
+    if previous is not None and previous.status == INDEXED and previous.doc_id != digest:
+        previous.error_kind = kind
+        previous.error_message = f"the changed file cannot be read ({message}); the previous version stays indexed"
+        with kb.registry.transaction():
+            kb.registry.upsert(previous)
+        return
     replaces = previous.doc_id if previous is not None and previous.status in (INDEXED, DUPLICATE) else None
     record = DocumentRecord(
         path=path,
@@ -291,7 +304,6 @@ def _fail(
         indexed_at=now_iso(),
     )
     kb.record_only(record, replaces=replaces)
-    report.failed.append(FileFailure(path, kind, message))
 
 
 def _remove_vanished(kb: KnowledgeBase, folders: Sequence[Path]) -> Iterator[str]:

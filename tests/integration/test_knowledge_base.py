@@ -154,12 +154,21 @@ def test_a_failing_file_is_recorded_and_loses_nothing_else(tmp_path: Path, docs:
         broken = kb.registry.get(str((docs / "broken.docx").resolve()))
         assert broken.status == FAILED and broken.error_kind == "corrupt" and broken.error_message
         assert handbook_id in doc_ids_of(search(kb, "带薪年假", mode="bm25"))
-        assert search(kb, "苹果", mode="bm25") == []  # the emptied file's old chunks are gone
+        # the indexed file that became unreadable keeps its previous version, flagged with the error
+        contract = kb.registry.get(str((docs / "contract.txt").resolve()))
+        assert contract.status == INDEXED and contract.error_kind == "empty"
+        assert "previous version stays indexed" in contract.error_message
+        assert doc_ids_of(search(kb, "苹果", mode="bm25")) == {contract.doc_id}
         assert_consistent(kb)
-        # failed files are not retried while unchanged; fixed files are indexed again
-        assert {Path(p).name for p in kb.index_paths([docs]).skipped} == {"broken.docx", "contract.txt", "handbook.md"}
-        (docs / "contract.txt").write_text(CONTRACT, encoding="utf-8")
+        # an unchanged failed file is not retried; the changed one is tried again on every run
+        again = kb.index_paths([docs])
+        assert {Path(p).name for p in again.skipped} == {"broken.docx", "handbook.md"}
+        assert [Path(f.path).name for f in again.failed] == ["contract.txt"]
+        (docs / "contract.txt").write_text(CONTRACT_V2, encoding="utf-8")
         assert [Path(p).name for p in kb.index_paths([docs]).updated] == ["contract.txt"]
+        fixed = kb.registry.get(str((docs / "contract.txt").resolve()))
+        assert fixed.error_kind is None and fixed.doc_id != contract.doc_id
+        assert search(kb, "苹果", mode="bm25") == [] and search(kb, "香蕉", mode="bm25")
         assert_consistent(kb)
 
 
