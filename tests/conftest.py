@@ -6,12 +6,22 @@ sits beside the repository both here and in CI (``../shared``).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = (REPO_ROOT / ".." / "shared").resolve()
+
+
+@pytest.fixture(autouse=True)
+def _settings_from_the_test_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests build their settings themselves: a developer's OFFICEQA_* or OLLAMA_HOST must not leak in
+    (the CLI reads the environment, and subprocesses inherit it)."""
+    for name in list(os.environ):
+        if name.startswith("OFFICEQA_") or name == "OLLAMA_HOST":
+            monkeypatch.delenv(name)
 
 
 @pytest.fixture(scope="session")
