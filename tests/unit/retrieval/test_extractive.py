@@ -41,3 +41,16 @@ def test_no_overlap_quotes_the_top_material_and_no_materials_says_so() -> None:
     answer = extractive_answer("完全无关的问题", [mat(0, "甲乙丙丁戊己。庚辛壬癸。")], tokenize=tokenize_for_bm25)
     assert "甲乙丙丁戊己。 [1]" in answer.text
     assert extractive_answer("问题", []).citations == []
+
+
+def test_a_table_chunk_is_answered_by_its_row_not_its_header_line() -> None:
+    table = Material(
+        text="年份 | 主体信用评级 | 评级机构\n年份: 2022, 主体信用评级: AA+, 评级机构: 联合资信\n"
+        "年份: 2021, 主体信用评级: AA, 评级机构: 中诚信",
+        source="s0", score=1.0, chunk_id="t0", document="募集说明书.pdf",
+        meta={"doc_id": "d", "path": "/d/募集说明书.pdf", "kind": "table", "page": 1},
+    )
+    answer = extractive_answer("2022年的主体信用评级是什么？", [table], language="zh", max_sentences=1,
+                               tokenize=tokenize_for_bm25)
+    assert answer.sentences[0][1] == "年份: 2022, 主体信用评级: AA+, 评级机构: 联合资信"
+    assert "|" not in answer.text
