@@ -31,7 +31,7 @@ from indexing.registry import (
 )
 from indexing.vector_store import VectorStore, chunk_metadata
 from officeqa.domain import Chunk
-from officeqa.errors import IndexConsistencyError, OfficeQAError
+from officeqa.errors import DocumentNotFound, IndexConsistencyError, OfficeQAError
 from officeqa.settings import Settings
 
 _JOURNAL_MAX_BYTES = 4 << 20  # a journal beyond this is folded in by a full save
@@ -40,10 +40,6 @@ if TYPE_CHECKING:
     from indexing.ingest import IndexReport
     from officeqa.embeddings import Embedder
     from retrieval.bm25 import BM25Index
-
-
-class DocumentNotFound(OfficeQAError):
-    """``remove`` was given a path or id the registry does not know."""
 
 
 @dataclass(slots=True)

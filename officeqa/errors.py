@@ -4,7 +4,10 @@
     ├── UnreadableDocument(path, kind, message)   a file that cannot be parsed
     ├── ConfigurationError                        bad settings or rule files
     ├── IndexConsistencyError                     stores disagree / mixed embedding models
+    ├── DocumentNotFound                          remove/lookup of a path or id the registry lacks
+    ├── InvalidFilter (also ValueError)           a search filter outside the field/operator whitelist
     └── ModelUnavailable                          the Ollama server or a model cannot be reached
+        └── GenerationError(kind, message)        no answer came; kind is a FailureKind
 
 One translation point per shell: the CLI maps these to exit codes, the HTTP server to
 status codes. Nothing else catches ``Exception`` wholesale.
@@ -55,3 +58,32 @@ class IndexConsistencyError(OfficeQAError):
 
 class ModelUnavailable(OfficeQAError):
     """A model server or model weights cannot be used right now."""
+
+
+class DocumentNotFound(OfficeQAError):
+    """``remove`` was given a path or id the registry does not know."""
+
+
+class InvalidFilter(OfficeQAError, ValueError):
+    """A filter names a field or operator outside the whitelist, or a value of the wrong type."""
+
+
+class FailureKind(StrEnum):
+    """Why no model answer came; the values appear in answers' metadata."""
+
+    UNREACHABLE = "unreachable"
+    MODEL_MISSING = "model_missing"
+    TIMEOUT = "timeout"
+    DROPPED = "connection_dropped"
+    EMPTY_ANSWER = "empty_answer"
+    SERVER_ERROR = "server_error"
+
+
+class GenerationError(ModelUnavailable):
+    """The model could not produce an answer; ``kind`` says why."""
+
+    def __init__(self, kind: FailureKind, message: str) -> None:
+        super().__init__(f"{kind.value}: {message}")
+        self.kind = kind
+        self.reason = kind.value
+        self.message = message

@@ -24,13 +24,12 @@ import logging
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
 import httpx
 import ollama
 
-from officeqa.errors import ModelUnavailable
+from officeqa.errors import FailureKind, GenerationError
 from officeqa.settings import OllamaSettings
 
 log = logging.getLogger(__name__)
@@ -40,27 +39,6 @@ ESTIMATE_TOLERANCE = 0.15
 #: The availability check never waits longer than this, whatever connect_timeout_s says.
 PROBE_TIMEOUT_S = 1.5
 BACKOFF_BASE_S = 0.25
-
-
-class FailureKind(StrEnum):
-    """Why no model answer came; the values appear in answers' metadata."""
-
-    UNREACHABLE = "unreachable"
-    MODEL_MISSING = "model_missing"
-    TIMEOUT = "timeout"
-    DROPPED = "connection_dropped"
-    EMPTY_ANSWER = "empty_answer"
-    SERVER_ERROR = "server_error"
-
-
-class GenerationError(ModelUnavailable):
-    """The model could not produce an answer; ``kind`` says why."""
-
-    def __init__(self, kind: FailureKind, message: str) -> None:
-        super().__init__(f"{kind.value}: {message}")
-        self.kind = kind
-        self.reason = kind.value
-        self.message = message
 
 
 @dataclass(slots=True)

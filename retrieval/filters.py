@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from officeqa.errors import OfficeQAError
+from officeqa.errors import InvalidFilter
 
 FIELDS: dict[str, type] = {
     "doc_id": str,
@@ -25,10 +25,6 @@ FIELDS: dict[str, type] = {
     "kind": str,
 }
 OPERATORS = ("$eq", "$in", "$ne")
-
-
-class InvalidFilter(OfficeQAError, ValueError):
-    """A filter names a field or operator outside the whitelist, or a value of the wrong type."""
 
 
 Condition = tuple[str, str, Any]  # (field, operator, value)
