@@ -1,0 +1,40 @@
+"""The public names of each package are deliberate: a change to them must change this test too."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+EXPORTS = {
+    "indexing.parsing": {"SUPPORTED_SUFFIXES", "parse_file"},
+    "indexing.chunking": {"ChunkMetrics", "ChunkingResult", "chunk_document", "document_text", "merge_metrics"},
+    "officeqa.embeddings": {"BACKENDS", "Embedder", "HashEmbedder", "ProgressCallback", "create_embedder",
+                            "normalise_rows"},
+    "retrieval.handlers": {"Citation", "HandlerItem", "HandlerResult", "run_route"},
+    "retrieval.rules": {"HANDLER_ROUTES", "Arbitration", "MatchContext", "Rule", "RuleEvaluation", "RuleFile",
+                        "RuleMatcher", "UnsafeRegex", "arbitrate", "check_regex", "load_rules", "normalize",
+                        "parse_rules_text"},
+}
+
+
+@pytest.mark.parametrize("package", sorted(EXPORTS))
+def test_package_exports_exactly_its_public_names(package: str) -> None:
+    module = importlib.import_module(package)
+    assert set(module.__all__) == EXPORTS[package]
+    for name in module.__all__:
+        assert getattr(module, name) is not None
+
+
+def test_importing_the_core_and_parsing_loads_no_heavy_library() -> None:
+    """`officeqa parse` must stay quick: no torch, chromadb, onnxruntime or jieba at import time."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, indexing.parsing, indexing.chunking, officeqa.settings, server.cli;"
+        "heavy = {'torch', 'chromadb', 'onnxruntime', 'jieba', 'litestar', 'ollama'} & set(sys.modules);"
+        "print(sorted(heavy))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
