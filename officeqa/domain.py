@@ -75,6 +75,17 @@ class Block:
             merged.append(" / ".join(parts))
         return merged
 
+    @classmethod
+    def table(cls, header_rows: list[list[str]], rows: list[list[str]], **fields: Any) -> Block:
+        """A table block whose ``text`` is rendered from its rows, so the two never disagree."""
+        return cls(
+            type=BlockType.TABLE,
+            text=render_table_text(header_rows, rows),
+            header_rows=header_rows,
+            rows=rows,
+            **fields,
+        )
+
     def to_json(self) -> dict[str, Any]:
         """The JSON-lines shape printed by ``officeqa parse --json`` (a CLI contract)."""
         out: dict[str, Any] = {"type": self.type.value, "text": self.text}

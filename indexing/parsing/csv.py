@@ -21,7 +21,7 @@ from itertools import islice
 from pathlib import Path
 
 from indexing.parsing.encoding import read_text
-from officeqa.domain import Block, BlockType, ParsedDocument, render_table_text
+from officeqa.domain import Block, ParsedDocument
 from officeqa.errors import RefusalKind, UnreadableDocument
 from officeqa.settings import ParsingSettings
 
@@ -116,11 +116,9 @@ def parse_csv(path: Path, password: str | None, settings: ParsingSettings) -> Pa
     blocks: list[Block] = []
     if header or body:
         blocks.append(
-            Block(
-                BlockType.TABLE,
-                text=render_table_text(header, body),
-                header_rows=header,
-                rows=body,
+            Block.table(
+                header,
+                body,
                 caption=caption,
                 meta={"delimiter": delimiter, "encoding": decoded.encoding},
             )

@@ -29,7 +29,7 @@ from indexing.parsing.docx_xml import (
     toggle,
     wtag,
 )
-from officeqa.domain import Block, BlockType, render_table_text
+from officeqa.domain import Block, BlockType
 
 
 def table_blocks(tbl: etree._Element, doc: DocContext) -> list[Block]:
@@ -77,7 +77,7 @@ def table_blocks(tbl: etree._Element, doc: DocContext) -> list[Block]:
         n_header += 1
     n_header = max(n_header, 1)
     header, body = rows[:n_header], rows[n_header:]
-    table = Block(type=BlockType.TABLE, text=render_table_text(header, body), header_rows=header, rows=body, page=page)
+    table = Block.table(header, body, page=page)
     return [table, *nested]
 
 

@@ -29,7 +29,7 @@ from bs4.element import CData, Declaration, Doctype, ProcessingInstruction
 
 from indexing.parsing.encoding import decode_bytes
 from indexing.parsing.headings import heading_level
-from officeqa.domain import Block, BlockType, ParsedDocument, render_table_text
+from officeqa.domain import Block, BlockType, ParsedDocument
 from officeqa.errors import RefusalKind, UnreadableDocument
 from officeqa.settings import ParsingSettings
 
@@ -307,11 +307,9 @@ class _Walker:
         caption_tag = table.find("caption", recursive=False)
         caption = _text(caption_tag).strip() if caption_tag else None
         self.blocks.append(
-            Block(
-                BlockType.TABLE,
-                text=render_table_text(header, rows),
-                header_rows=header,
-                rows=rows,
+            Block.table(
+                header,
+                rows,
                 caption=caption or None,
             )
         )

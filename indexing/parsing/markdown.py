@@ -27,7 +27,7 @@ from markdown_it.tree import SyntaxTreeNode
 
 from indexing.parsing.encoding import read_text
 from indexing.parsing.headings import heading_level
-from officeqa.domain import Block, BlockType, ParsedDocument, render_table_text
+from officeqa.domain import Block, BlockType, ParsedDocument
 from officeqa.settings import ParsingSettings
 
 __all__ = ["markdown_to_blocks", "parse_markdown"]
@@ -128,7 +128,7 @@ class _Walker:
             target = header if section.type == "thead" else rows
             for tr in section.children:
                 target.append([_inline_text(cell.children[0]) if cell.children else "" for cell in tr.children])
-        self.blocks.append(Block(BlockType.TABLE, text=render_table_text(header, rows), header_rows=header, rows=rows))
+        self.blocks.append(Block.table(header, rows))
 
     def outline(self, node: SyntaxTreeNode, level: int) -> None:
         """A list; items with a nested list and a title-like text become headings at ``level``."""

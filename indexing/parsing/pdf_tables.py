@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from indexing.parsing.pdf_layout import join_text
-from officeqa.domain import Block, BlockType, render_table_text
+from officeqa.domain import Block, BlockType
 
 MIN_ROWS = 2
 MIN_COLS = 2
@@ -97,11 +97,9 @@ def table_block(rows: list[list[str]], page: int) -> Block | None:
     if len(rows) < MIN_ROWS or max(len(r) for r in rows) < MIN_COLS:
         return None
     header_rows, body = [rows[0]], rows[1:]
-    return Block(
-        type=BlockType.TABLE,
-        text=render_table_text(header_rows, body),
-        header_rows=header_rows,
-        rows=body,
+    return Block.table(
+        header_rows,
+        body,
         page=page,
     )
 
@@ -154,11 +152,9 @@ def stitch_tables(blocks: list[Block]) -> list[Block]:
             if block.header_rows and block.header_rows != head:
                 extra = [*block.header_rows, *extra]
             merged_rows = [*(prev.rows or []), *extra]
-            out[-1] = Block(
-                type=BlockType.TABLE,
-                text=render_table_text(head, merged_rows),
-                header_rows=head,
-                rows=merged_rows,
+            out[-1] = Block.table(
+                head,
+                merged_rows,
                 caption=prev.caption,
                 page=prev.page,
                 role=prev.role,

@@ -25,7 +25,7 @@ from typing import Any
 
 from indexing.parsing.headings import heading_level
 from indexing.parsing.ooxml import corrupt_on_error, open_ooxml
-from officeqa.domain import Block, BlockRole, BlockType, ParsedDocument, render_table_text
+from officeqa.domain import Block, BlockRole, BlockType, ParsedDocument
 from officeqa.errors import RefusalKind, UnreadableDocument
 from officeqa.settings import ParsingSettings
 
@@ -198,7 +198,7 @@ class _SlideReader:
         if len(header) + len(body) == 1 and cols == 1:
             self._add(Block(type=BlockType.PARAGRAPH, text=(header or body)[0][0]))
             return
-        self._add(Block(type=BlockType.TABLE, text=render_table_text(header, body), header_rows=header, rows=body))
+        self._add(Block.table(header, body))
 
     def _chart(self, chart_space: Any) -> None:
         """Categories x series values, read from the chart XML's caches (any plot type, 3-D included)."""
@@ -223,11 +223,9 @@ class _SlideReader:
         header = [["Category", *names]]
         body = [[categories.get(i, str(i + 1)), *[_number(col.get(i, "")) for col in columns]] for i in range(length)]
         self._add(
-            Block(
-                type=BlockType.TABLE,
-                text=render_table_text(header, body),
-                header_rows=header,
-                rows=body,
+            Block.table(
+                header,
+                body,
                 caption=caption,
                 meta={"chart": True},
             )

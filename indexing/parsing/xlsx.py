@@ -44,7 +44,7 @@ from typing import Any, BinaryIO
 
 from indexing.parsing.headings import heading_level
 from indexing.parsing.ooxml import corrupt_on_error, main_part, open_ooxml, read_core_title, read_xml, relationships
-from officeqa.domain import Block, BlockType, ParsedDocument, render_table_text
+from officeqa.domain import Block, BlockType, ParsedDocument
 from officeqa.errors import RefusalKind, UnreadableDocument
 from officeqa.settings import ParsingSettings
 
@@ -422,11 +422,9 @@ def _table_blocks(table: _Table, sheet: _Sheet) -> list[Block]:
     header, body = grid[:n_header], [cells for cells in grid[n_header:] if any(cells)]
     if len(keep) == 1 and len(grid) <= 1:
         return [Block(type=BlockType.PARAGRAPH, text=grid[0][0], sheet=sheet.name)] if grid and grid[0][0] else []
-    block = Block(
-        type=BlockType.TABLE,
-        text=render_table_text(header, body),
-        header_rows=header,
-        rows=body,
+    block = Block.table(
+        header,
+        body,
         caption=table.caption,
         sheet=sheet.name,
         meta={"first_row": rows[0].index + 1, "last_row": rows[-1].index + 1},
