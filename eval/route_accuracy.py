@@ -1,8 +1,12 @@
 """Route accuracy of the L0 rules on a labelled instruction set (eval/route_set.jsonl).
 
 Library use: ``evaluate_routes(path, settings) -> RouteReport``; as a script,
-``python -m eval.route_accuracy [FILE]`` prints accuracy, per-route recall and every
-mis-route (the confusion list) with the rule that fired.
+``python -m eval.route_accuracy [FILE] [--rules-only]`` prints accuracy, per-route recall and
+every mis-route (the confusion list) with the rule that fired (``nearest_examples`` when
+the second stage chose). ``--rules-only`` turns the second stage off.
+
+Splits: ``route_set.jsonl`` (the first labelled set) and ``route_dev.jsonl`` are tuned on;
+``route_split_heldout.jsonl`` is frozen and only measured (see ``route_split_heldout.md``).
 """
 
 from __future__ import annotations
@@ -73,7 +77,9 @@ def evaluate_routes(path: str | Path = ROUTE_SET, settings: RulesSettings | None
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    report = evaluate_routes(args[0] if args else ROUTE_SET)
+    settings = RulesSettings(second_stage="off") if "--rules-only" in args else None
+    files = [a for a in args if not a.startswith("--")]
+    report = evaluate_routes(files[0] if files else ROUTE_SET, settings)
     print(report.text())
     return 0
 

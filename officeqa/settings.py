@@ -121,6 +121,26 @@ class RulesSettings(BaseModel):
     )
     match_budget_ms: float = Field(50.0, description="Time budget for matching one instruction.")
     max_input_chars: int = Field(2_000, description="Instructions are cut to this many characters before matching.")
+    second_stage: Literal["off", "nearest"] = Field(
+        "nearest",
+        description="When no rule matches: 'nearest' labels the instruction by its nearest labelled examples "
+        "(embedded with second_stage_backend), 'off' keeps the default route retrieve_qa.",
+    )
+    second_stage_backend: str = Field(
+        "use", description="Embedding backend of the second stage (a name the embedding factory knows)."
+    )
+    second_stage_min_similarity: float = Field(
+        0.5, description="The second stage speaks only when its best example is at least this similar."
+    )
+    second_stage_margin: float = Field(
+        0.08, description="...and at least this much more similar than the best example of any other route."
+    )
+    second_stage_confidence: float = Field(
+        0.6, description="Confidence given to second-stage routes (below the threshold: the model sees the result)."
+    )
+    examples_file: str = Field(
+        "", description="A JSONL file of {instruction, route} examples added to the shipped ones for the second stage."
+    )
 
 
 class ServerSettings(BaseModel):

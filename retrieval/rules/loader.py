@@ -7,6 +7,8 @@ message, not discovered as a silent mis-route at query time.
 File shape (see rules.yaml for the documented shipped set)::
 
     version: 1
+    synonyms:                  # groups of interchangeable words: a vocab set holding one holds them all
+      - [邮箱, 电邮, 电子信箱, email, e-mail]
     vocab:                     # named keyword sets, referenced as "@name" in triggers
       phone: [电话, 手机号, phone]
     rules:
@@ -29,14 +31,21 @@ File shape (see rules.yaml for the documented shipped set)::
 
 User override file (settings.rules.user_rules_file): same shape; an entry with an
 existing id is merged over the shipped rule (so ``{id: x, enabled: false}`` disables
-it), new ids are appended, ``vocab`` entries replace shipped sets of the same name.
+it), new ids are appended, ``vocab`` entries replace shipped sets of the same name, and
+``synonyms`` groups are added to the shipped ones.
+
+Why synonym groups next to vocab sets: a user who meets a new word for e-mail
+("电子信箱") adds it once to the e-mail group, and every set that knows "邮箱" (the
+extract trigger, the lookup trigger, an exclusion) learns it, instead of the user
+finding each set by hand. Groups are closed over after normalisation, at load time, so
+matching cost does not change.
 """
 
 from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -56,6 +65,9 @@ HANDLER_ROUTES: frozenset[str] = frozenset({
     "extract_phone", "extract_email", "extract_amount", "extract_date", "extract_id_number", "extract_url",
     "table_aggregate", "count", "outline", "list_values",
 })
+
+# Every route a rule or a labelled example may name.
+ALL_ROUTES: frozenset[str] = frozenset(get_args(Route))
 
 SHIPPED_RULES = "rules.yaml"
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -117,6 +129,7 @@ class RuleFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     version: int = 1
+    synonyms: list[list[str]] = Field(default_factory=list)
     vocab: dict[str, list[str]] = Field(default_factory=dict)
     rules: list[Rule] = Field(default_factory=list)
 
@@ -156,9 +169,22 @@ def _validate(raw: dict[str, Any], source: str) -> RuleFile:
     except ValidationError as exc:
         raise ConfigurationError(f"{source}: invalid rules file header: {exc}") from exc
     head.rules = rules
-    head.vocab = {name: [normalize(w) for w in words] for name, words in head.vocab.items()}
+    head.synonyms = [list(dict.fromkeys(normalize(w) for w in group)) for group in head.synonyms]
+    head.vocab = expand_synonyms(
+        {name: [normalize(w) for w in words] for name, words in head.vocab.items()}, head.synonyms
+    )
     _check_vocab_refs(head, source)
     return head
+
+
+def expand_synonyms(vocab: dict[str, list[str]], groups: list[list[str]]) -> dict[str, list[str]]:
+    """Every vocab set that holds a word of a synonym group gets the whole group (order kept, no duplicates)."""
+    out: dict[str, list[str]] = {}
+    for name, words in vocab.items():
+        present = set(words)
+        extra = [w for group in groups if present.intersection(group) for w in group]
+        out[name] = list(dict.fromkeys([*words, *extra]))
+    return out
 
 
 def _check_vocab_refs(rule_file: RuleFile, source: str) -> None:
@@ -188,7 +214,8 @@ def _merge(shipped: dict[str, Any], user: dict[str, Any]) -> dict[str, Any]:
         else:
             merged_rules.append(entry)
     vocab = {**(shipped.get("vocab") or {}), **(user.get("vocab") or {})}
-    return {**shipped, "vocab": vocab, "rules": merged_rules}
+    synonyms = [*(shipped.get("synonyms") or []), *(user.get("synonyms") or [])]
+    return {**shipped, "vocab": vocab, "synonyms": synonyms, "rules": merged_rules}
 
 
 def load_rules(user_rules_file: str | Path | None = None, shipped_text: str | None = None) -> RuleFile:

@@ -42,6 +42,9 @@ class RuleEvaluation:
     reason: str
     trigger: int | None = None
     terms: list[str] = field(default_factory=list)
+    # The rule's words were present but an exclusion or a precondition vetoed it: the second stage must not pick
+    # its route.
+    vetoed: bool = False
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"rule_id": self.rule_id, "route": self.route, "matched": self.matched,
@@ -203,7 +206,9 @@ class RuleMatcher:
         excluded = self._hits(cr.exclude, found)
         if excluded:
             shown = ", ".join(_show(excluded, self.vocab, found))
-            return RuleEvaluation(**base, matched=False, reason=f"excluded by {shown}")
+            # vetoed when the rule's own words are present ("电话" with "电话会议"), as the fast path sees it
+            about = cr.gate is None or not cr.gate.isdisjoint(found)
+            return RuleEvaluation(**base, matched=False, reason=f"excluded by {shown}", vetoed=about)
         reasons: list[str] = []
         for index, t in enumerate(cr.triggers):
             ok, why, terms = self._trigger(t, text, found)
@@ -211,7 +216,7 @@ class RuleMatcher:
                 failed = _precondition_failure(cr.rule, context)
                 if failed:
                     return RuleEvaluation(**base, matched=False, reason=f"trigger {index} matched ({why}) but {failed}",
-                                          trigger=index, terms=terms)
+                                          trigger=index, terms=terms, vetoed=True)
                 return RuleEvaluation(**base, matched=True, reason=f"trigger {index}: {why}", trigger=index,
                                       terms=terms)
             reasons.append(f"trigger {index}: {why}")

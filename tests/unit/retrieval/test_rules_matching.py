@@ -96,11 +96,12 @@ def test_adversarial_one_megabyte_instruction_is_capped_and_decided() -> None:
     assert decision.input_capped is True
     assert len(decision.instruction) <= 2_000
     assert decision.route == "retrieve_qa"  # the request beyond the cap is not seen at all
-    assert decision.elapsed_ms < 1_000  # generous: the budget is 50 ms, a backtracking regex would take minutes
+    # the rules stage (the second stage loads its model on first use; its cost is measured in bench/bench_l0.py)
+    assert decision.rules_ms < 1_000  # generous: the budget is 50 ms, a backtracking regex would take minutes
     dense = "提取电话号码(aaaa" * 100_000  # keyword hits everywhere inside the cap
     decision = router.route(dense)
     assert decision.input_capped and decision.route == "extract_phone"
-    assert decision.elapsed_ms < 1_000
+    assert decision.rules_ms < 1_000
 
 
 def test_adversarial_instructions_for_every_parameter_parser_stay_fast() -> None:
