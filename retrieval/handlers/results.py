@@ -13,7 +13,8 @@ class Citation:
     ``row`` is the 1-based data row inside the table (header rows not counted);
     ``sheet_row`` is the spreadsheet's own row number when the parser recorded where the
     table starts (xlsx ``meta["first_row"]``); ``rows`` is set instead of ``row`` for an
-    aggregate over many rows of one table.
+    aggregate over many rows of one table, with ``row_list`` naming the first of them
+    (spreadsheet rows when known, else data rows).
     """
 
     file: str
@@ -25,6 +26,7 @@ class Citation:
     sheet_row: int | None = None
     rows: int | None = None
     block: int | None = None
+    row_list: list[int] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__slots__ if getattr(self, k) is not None}
@@ -41,6 +43,10 @@ class Citation:
             parts.append(f"row {self.sheet_row}")
         elif self.row is not None:
             parts.append(f"table {self.table} row {self.row}")
+        if self.row_list:
+            shown = ", ".join(str(r) for r in self.row_list[:10])
+            more = " …" if self.rows is not None and self.rows > min(len(self.row_list), 10) else ""
+            parts.append(f"rows {shown}{more}")
         if self.rows is not None:
             parts.append(f"{self.rows} rows")
         return ", ".join(parts)
@@ -78,10 +84,18 @@ class HandlerResult:
     skipped: int = 0
     warnings: list[str] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)
+    # Table queries: "exact" (the value was computed by the stated query) or "refused" (what is ambiguous is said,
+    # the candidates are in data["candidates"]); None for the other handlers.
+    outcome: str | None = None
+    query: str | None = None  # the query in words, in the question's language
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"route": self.route, "answer": self.answer_text,
                                "items": [i.to_json() for i in self.items]}
+        if self.outcome is not None:
+            out["outcome"] = self.outcome
+        if self.query is not None:
+            out["query"] = self.query
         if self.skipped:
             out["skipped"] = self.skipped
         if self.warnings:

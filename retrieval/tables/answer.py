@@ -1,0 +1,96 @@
+"""The one entry point for a table question: pick the table, build the query, run it, say it.
+
+``answer_table_question(question, store, doc_ids, language)`` returns the handlers'
+:class:`~retrieval.handlers.results.HandlerResult`: ``outcome`` "exact" with the value, the
+query in words and the cited rows, or "refused" with what is ambiguous and the candidates
+in ``data["candidates"]`` (material a model can be given). ``plan_question`` does the same
+without running the query (``officeqa route --explain`` shows it).
+
+Table choice: the sheet the question names, else the table whose columns and values
+explain the most of the question. Two tables explaining it equally well are never
+combined or guessed between: the question is refused with both named (a credit limit on
+the customers sheet must not answer a question about order amounts).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from indexing.table_store import TableStore
+from retrieval.handlers.results import HandlerResult
+from retrieval.rules.normalize import normalize
+from retrieval.tables.execute import run_query
+from retrieval.tables.linker import Linked, link_table
+from retrieval.tables.plan import Refusal, TableQuery, plan_table
+from retrieval.tables.render import query_words, refusal_result, table_result
+
+__all__ = ["QuestionPlan", "answer_table_question", "plan_question"]
+
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+@dataclass(slots=True)
+class QuestionPlan:
+    """The chosen query or the refusal, and how each table in scope read the question."""
+
+    query: TableQuery | None
+    refusal: Refusal | None
+    linked: list[Linked] = field(default_factory=list)
+
+    def words(self, zh: bool) -> str:
+        if self.query is not None:
+            return query_words(self.query, zh)
+        assert self.refusal is not None
+        return self.refusal.zh if zh else self.refusal.en
+
+
+def _is_zh(question: str, language: str | None) -> bool:
+    """Chinese when asked so, or when Han characters outweigh Latin letters (an English question may quote
+    Chinese cell values: "total 金额 for 华东")."""
+    if language:
+        return language.lower().startswith("zh")
+    han = len(_HAN.findall(question))
+    latin = sum(1 for ch in question if ch.isascii() and ch.isalpha())
+    return han > 0 and han * 2 >= latin
+
+
+def plan_question(question: str, store: TableStore, doc_ids: Sequence[str] | None = None,
+                  route: str | None = None) -> QuestionPlan:
+    """The structured query for ``question`` over the stored tables of ``doc_ids`` (all when None)."""
+    tables = store.tables(doc_ids)
+    if not tables:
+        return QuestionPlan(None, Refusal("范围内没有表格。", "There is no table in scope."))
+    text = normalize(question)
+    hits = store.values_in([t.table_id for t in tables], text)
+    linked = [link_table(question, t, store, [h for h in hits if h.table_id == t.table_id]) for t in tables]
+    named = [link for link in linked if link.sheet_named]
+    pool = named or linked
+    best = max(link.coverage for link in pool)
+    if best == 0 and len(pool) > 1:
+        names = [t.name for t in tables]
+        return QuestionPlan(None, Refusal("问题中的词语与范围内表格的列名、单元格值都对不上。",
+                                          "No word of the question matches a column or a cell value in scope.",
+                                          {"tables": names}), linked)
+    top = [link for link in pool if link.coverage == best]
+    if len(top) > 1:
+        names = [f"{t.table.path} · {t.table.name}" for t in top]
+        return QuestionPlan(None, Refusal(f"有 {len(top)} 张表同样符合问题：{'；'.join(names)}。请写明工作表或文件。",
+                                          f"{len(top)} tables fit the question equally: {'; '.join(names)}. "
+                                          "Name the sheet or file.", {"tables": names}), linked)
+    planned = plan_table(top[0], store, route)
+    if isinstance(planned, Refusal):
+        return QuestionPlan(None, planned, linked)
+    return QuestionPlan(planned, None, linked)
+
+
+def answer_table_question(question: str, store: TableStore, doc_ids: Sequence[str] | None = None,
+                          language: str | None = None, route: str = "table_aggregate") -> HandlerResult:
+    """Answer exactly from the stored tables, or refuse saying what is ambiguous."""
+    zh = _is_zh(question, language)
+    plan = plan_question(question, store, doc_ids, route)
+    if plan.query is None:
+        assert plan.refusal is not None
+        return refusal_result(plan.refusal, route, zh)
+    return table_result(run_query(plan.query, store), route, zh)

@@ -1,0 +1,569 @@
+"""Link every word of a table question to one table: columns, cell values, time ranges, conditions, operations.
+
+Why account for every word: a question answered without one of its conditions gives a
+confident wrong number (the issue's "7 of 10"). The linker consumes the question span by
+span, in a fixed order (sheet name, column names, time expressions, top-k, cell values
+with their negations, numeric conditions, group and ranking markers, operation words,
+fillers, then partial column names); whatever is left is reported, and the planner
+refuses rather than answer a question it did not fully read.
+
+Everything here is deterministic and works on the normalised question (half-width,
+Simplified, lower case); spans index into that text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+
+from indexing.table_store import ColumnInfo, TableInfo, TableStore, ValueHit, value_core
+from retrieval.handlers.columns import column_core
+from retrieval.rules.normalize import normalize
+from retrieval.tables.lexicon import (
+    ARGMAX_WORDS,
+    FILLERS,
+    GROUP_MARKERS,
+    NEGATION_AFTER,
+    NEGATION_BEFORE,
+    OP_WORDS,
+    ROW_NOUNS,
+    TIME_UNITS,
+    column_synonyms,
+)
+from retrieval.tables.timeexpr import TimeExpr, cn_number, find_time_exprs
+
+__all__ = ["ColumnMention", "Linked", "NumericCondition", "ValueMention", "link_table"]
+
+PERSON_HINTS = ("姓名", "员工", "销售员", "业务员", "负责人", "经手人", "经理", "人员", "联系人", "name", "salesperson",
+                "employee", "rep", "owner", "manager")
+_ASCII = re.compile(r"[a-z0-9]")
+_CONNECTORS = ("和", "与", "及", "或", "、", ",", "以及", "and", "or", "/")
+_GAP = re.compile(r"^[\s的为是在了]{0,3}$")
+_NUMBER = r"(-?\d[\d,]{0,15}(?:\.\d{1,6})?|[零一二三四五六七八九十百千万亿两]{1,8})\s{0,1}(万|千|亿|k|w)?"
+_UNIT = r"\s{0,1}(?:万元|元|块钱|块|美元|个|件|笔|单|条|人|%|rmb|usd|yuan)?"
+_CMP_WORDS: list[tuple[str, str]] = [
+    (">=", r"大于等于|大于或等于|不少于|不低于|至少|>=|≥|greater than or equal to|at least|no less than"),
+    ("<=", r"小于等于|小于或等于|不超过|不高于|不多于|至多|<=|≤|less than or equal to|at most|no more than"),
+    (">", r"大于|超过|高于|多于|>|greater than|more than|higher than|above|over|exceeding|exceeds"),
+    ("<", r"小于|低于|少于|不足|<|less than|lower than|below|under"),
+    ("=", r"等于|==|=|equal to|equals"),
+]
+_CMP = re.compile("(" + "|".join(alts for _, alts in _CMP_WORDS) + r")\s{0,2}" + _NUMBER + _UNIT)
+_SUFFIX_CMP = re.compile(_NUMBER + _UNIT + r"\s{0,1}(及以上|或以上|以上|及以下|或以下|以下|以内)")
+_BETWEEN = re.compile(r"(?:介于|在|between)?\s{0,1}" + _NUMBER + _UNIT + r"\s{0,2}(?:到|至|-|~|and)\s{0,2}" + _NUMBER
+                      + _UNIT + r"\s{0,1}(?:之间|between)?")
+_TOPK = [
+    re.compile(r"(?:排名|排行|排)?前\s{0,1}(\d{1,3}|[一二三四五六七八九十两]{1,3})\s{0,1}(?:名|个|位|家|大|条|笔|单|种)?"),
+    re.compile(r"(?<![a-z])(top|bottom)\s{1,2}(\d{1,3}|three|five|ten)(?![a-z0-9])"),
+    re.compile(r"(最高|最大|最多|最低|最小|最少)的\s{0,1}(\d{1,3}|[一二三四五六七八九十两]{1,3})\s{0,1}(?:个|名|位|家|笔|单|条|种)"),
+]
+_EN_NUM = {"three": 3, "five": 5, "ten": 10}
+
+
+@dataclass(slots=True)
+class ColumnMention:
+    """Columns named by one span of the question; several columns means the span is ambiguous."""
+
+    start: int
+    end: int
+    text: str
+    columns: list[ColumnInfo]
+    kind: str  # "exact" | "synonym" | "partial"
+    used: bool = False
+
+    @property
+    def column(self) -> ColumnInfo:
+        return self.columns[0]
+
+
+@dataclass(slots=True)
+class ValueMention:
+    """A cell value named in the question: (column, value) candidates, possibly negated."""
+
+    start: int
+    end: int
+    text: str
+    candidates: list[tuple[ColumnInfo, str]]
+    negated: bool = False
+
+
+@dataclass(slots=True)
+class NumericCondition:
+    start: int
+    end: int
+    text: str
+    op: str  # > >= < <= = between
+    value: Decimal
+    value2: Decimal | None = None
+    mention: ColumnMention | None = None
+
+
+@dataclass(slots=True)
+class Linked:
+    """What one table makes of the question; ``coverage`` is how much of it this table explains."""
+
+    table: TableInfo
+    text: str
+    mentions: list[ColumnMention] = field(default_factory=list)
+    values: list[ValueMention] = field(default_factory=list)
+    times: list[TimeExpr] = field(default_factory=list)
+    numeric: list[NumericCondition] = field(default_factory=list)
+    ops: list[str] = field(default_factory=list)
+    group_mention: ColumnMention | None = None
+    group_unit: str | None = None  # month | quarter | year (on the date column)
+    argmax: bool = False
+    person_argmax: bool = False
+    topk: int | None = None
+    ascending: bool = False
+    sheet_named: bool = False
+    row_noun: bool = False
+    leftover: list[str] = field(default_factory=list)
+    unattached_negation: list[str] = field(default_factory=list)
+    coverage: int = 0
+
+
+class _Text:
+    """The question with a consumed-character mask."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        # spaces and punctuation never need explaining, but a span (a date range "7—9月") may cover them
+        self.blank = [not ch.strip() or ch in ",.;:!?'\"()[]{}，。；：！？、“”‘’（）【】《》<>-—~" for ch in text]
+        self.used = [False] * len(text)
+        self.content = 0
+
+    def free(self, start: int, end: int) -> bool:
+        return start >= 0 and end <= len(self.text) and not any(self.used[start:end])
+
+    def take(self, start: int, end: int, *, content: bool = False) -> None:
+        for i in range(start, end):
+            if not self.used[i] and not self.blank[i] and content:
+                self.content += 1
+            self.used[i] = True
+
+    def find_all(self, word: str) -> list[int]:
+        """Free, word-bounded (for ASCII edges) occurrences of ``word``."""
+        out, pos = [], self.text.find(word)
+        while pos >= 0:
+            end = pos + len(word)
+            if self.free(pos, end) and _bounded(self.text, pos, end):
+                out.append(pos)
+            pos = self.text.find(word, pos + 1)
+        return out
+
+    def pieces(self) -> list[str]:
+        out, current = [], []
+        for ch, used, blank in zip(self.text, self.used, self.blank, strict=True):
+            if used or blank:
+                if current:
+                    out.append("".join(current))
+                current = []
+            else:
+                current.append(ch)
+        if current:
+            out.append("".join(current))
+        return out
+
+
+def _bounded(text: str, start: int, end: int) -> bool:
+    if _ASCII.match(text[start]) and start > 0 and _ASCII.match(text[start - 1]):
+        return False
+    return not (_ASCII.match(text[end - 1]) and end < len(text) and _ASCII.match(text[end]))
+
+
+def _column_terms(column: ColumnInfo) -> list[tuple[str, str]]:
+    """(term, kind) pairs that name a column: its full core name, each header part, their synonyms."""
+    cores = []
+    full = column_core(column.name).replace(" / ", "").replace(" ", "") if len(column.path) > 1 else \
+        column_core(column.name)
+    cores.append(full)
+    cores += [column_core(p) for p in column.path]
+    terms: list[tuple[str, str]] = []
+    for core in dict.fromkeys(c for c in cores if c):
+        if len(core) >= 2:
+            terms += [(form, "exact") for form in _forms(core)]
+        for group in column_synonyms():
+            if core in group:
+                terms += [(form, "synonym") for w in group if w != core and len(w) >= 2 for form in _forms(w)]
+    return terms
+
+
+def _forms(word: str) -> list[str]:
+    """A word and, for English, its plural ("salesperson" -> "salespersons", "city" -> "cities")."""
+    if not word.isascii() or not word[-1:].isalpha():
+        return [word]
+    if word.endswith("y") and len(word) > 2 and word[-2] not in "aeiou":
+        return [word, word[:-1] + "ies"]
+    if word.endswith(("s", "x", "ch", "sh")):
+        return [word, word + "es"]
+    return [word, word + "s"]
+
+
+def _link_columns(t: _Text, table: TableInfo, kinds_wanted: tuple[str, ...]) -> list[ColumnMention]:
+    """Exact names (or synonyms), longest span first; equal spans naming several columns stay ambiguous."""
+    by_span: dict[tuple[int, int], dict[str, list[ColumnInfo]]] = {}
+    for column in table.columns:
+        for term, kind in _column_terms(column):
+            if kind not in kinds_wanted:
+                continue
+            for pos in t.find_all(term):
+                kinds = by_span.setdefault((pos, pos + len(term)), {})
+                bucket = kinds.setdefault(kind, [])
+                if column not in bucket:
+                    bucket.append(column)
+    mentions: list[ColumnMention] = []
+    for (start, end), kinds in sorted(by_span.items(), key=lambda kv: (-(kv[0][1] - kv[0][0]), kv[0][0])):
+        if not t.free(start, end):
+            continue
+        kind = "exact" if "exact" in kinds else "synonym"
+        columns = kinds[kind]
+        mentions.append(ColumnMention(start, end, t.text[start:end], columns, kind))
+        t.take(start, end, content=True)
+    return mentions
+
+
+def _merge_header_parts(mentions: list[ColumnMention]) -> list[ColumnMention]:
+    """"2024年" and "第一季度" naming parts of a two-row header: the column named by both wins both mentions."""
+    multi = [m for m in mentions if len(m.columns) > 1]
+    for m in multi:
+        for other in mentions:
+            if other is m:
+                continue
+            common = [c for c in m.columns if c in other.columns]
+            if common and len(common) < len(m.columns):
+                m.columns = common
+    return mentions
+
+
+def _link_values(t: _Text, table: TableInfo, hits: list[ValueHit]) -> list[ValueMention]:
+    by_column = {c.index: c for c in table.columns}
+    spans: dict[tuple[int, int], list[tuple[ColumnInfo, str]]] = {}
+    for hit in hits:
+        if hit.table_id != table.table_id or hit.column not in by_column:
+            continue
+        for word in {hit.norm, hit.core}:
+            if len(word) < 2 or (word.isdigit() and len(word) < 4):
+                continue
+            for pos in t.find_all(word):
+                bucket = spans.setdefault((pos, pos + len(word)), [])
+                if (by_column[hit.column], hit.value) not in bucket:
+                    bucket.append((by_column[hit.column], hit.value))
+    out: list[ValueMention] = []
+    for (start, end), candidates in sorted(spans.items(), key=lambda kv: (-(kv[0][1] - kv[0][0]), kv[0][0])):
+        if not t.free(start, end):
+            continue
+        # "华东区" when the value is "华东": the place word belongs to the value
+        tail = t.text[end:end + 2]
+        for suffix in ("地区", "大区", "区", "市", "省"):
+            if tail.startswith(suffix) and t.free(end, end + len(suffix)):
+                end += len(suffix)
+                break
+        t.take(start, end, content=True)
+        # one value per column: the same text as a value of several columns is ambiguous
+        seen: dict[int, tuple[ColumnInfo, str]] = {}
+        for column, value in candidates:
+            seen.setdefault(column.index, (column, value))
+        out.append(ValueMention(start, end, t.text[start:end], list(seen.values())))
+    out.sort(key=lambda v: v.start)
+    return out
+
+
+def _negate(t: _Text, values: list[ValueMention]) -> None:
+    """A negation word right before a value (or a run of values joined by 和/、/or) negates them; 以外 after too."""
+    text = t.text
+    for i, value in enumerate(values):
+        j = value.start
+        while j > 0 and text[j - 1] in " 的":
+            j -= 1
+        for word in sorted(NEGATION_BEFORE, key=len, reverse=True):
+            s = j - len(word)
+            if s >= 0 and text[s:j] == word and t.free(s, j) and _bounded(text, s, j):
+                t.take(s, j)
+                _negate_run(t, values, i)
+                break
+        k = value.end
+        while k < len(text) and text[k] == " ":
+            k += 1
+        for word in NEGATION_AFTER:
+            if text.startswith(word, k) and t.free(k, k + len(word)):
+                t.take(k, k + len(word))
+                _negate_run(t, values, i, backwards=True)
+                break
+
+
+def _negate_run(t: _Text, values: list[ValueMention], index: int, *, backwards: bool = False) -> None:
+    values[index].negated = True
+    step = -1 if backwards else 1
+    j = index
+    while 0 <= j + step < len(values):
+        a, b = (values[j], values[j + step]) if step == 1 else (values[j + step], values[j])
+        gap = t.text[a.end:b.start].strip()
+        if gap and gap not in _CONNECTORS:
+            break
+        t.take(a.end, b.start)
+        values[j + step].negated = True
+        j += step
+
+
+def _parse_number(digits: str, scale: str | None) -> Decimal | None:
+    value: Decimal | None
+    if digits[0].isdigit() or digits[0] == "-":
+        try:
+            value = Decimal(digits.replace(",", ""))
+        except InvalidOperation:
+            return None
+    else:
+        n = cn_number(digits)
+        value = Decimal(n) if n is not None else None
+    if value is None:
+        return None
+    factor = {"万": 10_000, "w": 10_000, "千": 1_000, "k": 1_000, "亿": 100_000_000}.get(scale or "", 1)
+    return value * factor
+
+
+def _mention_before(mentions: list[ColumnMention], t: _Text, pos: int) -> ColumnMention | None:
+    best = None
+    for m in mentions:
+        if m.end <= pos and _GAP.match(t.text[m.end:pos]) and (best is None or m.end > best.end):
+            best = m
+    return best
+
+
+def _link_numeric(t: _Text, mentions: list[ColumnMention]) -> list[NumericCondition]:
+    out: list[NumericCondition] = []
+    text = t.text
+    for m in _BETWEEN.finditer(text):
+        if not t.free(m.start(), m.end()) or not (m.group(0).strip().startswith(("介于", "在", "between"))
+                                                  or "之间" in m.group(0)):
+            continue
+        a, b = _parse_number(m.group(1), m.group(2)), _parse_number(m.group(3), m.group(4))
+        if a is None or b is None:
+            continue
+        out.append(NumericCondition(m.start(), m.end(), m.group(0), "between", min(a, b), max(a, b),
+                                    _mention_before(mentions, t, m.start())))
+        t.take(m.start(), m.end(), content=True)
+    for m in _CMP.finditer(text):
+        if not t.free(m.start(), m.end()) or not _bounded(text, m.start(), m.start() + len(m.group(1))):
+            continue
+        value = _parse_number(m.group(2), m.group(3))
+        if value is None:
+            continue
+        op = next(sym for sym, alts in _CMP_WORDS if re.fullmatch(alts, m.group(1)))
+        out.append(NumericCondition(m.start(), m.end(), m.group(0), op, value, None,
+                                    _mention_before(mentions, t, m.start())))
+        t.take(m.start(), m.end(), content=True)
+    for m in _SUFFIX_CMP.finditer(text):
+        if not t.free(m.start(), m.end()):
+            continue
+        value = _parse_number(m.group(1), m.group(2))
+        if value is None:
+            continue
+        word = m.group(3)
+        op = ">=" if word.endswith("以上") else "<="
+        out.append(NumericCondition(m.start(), m.end(), m.group(0), op, value, None,
+                                    _mention_before(mentions, t, m.start())))
+        t.take(m.start(), m.end(), content=True)
+    return out
+
+
+def _link_topk(t: _Text, linked: Linked) -> None:
+    for pattern in _TOPK:
+        for m in pattern.finditer(t.text):
+            if not t.free(m.start(), m.end()):
+                continue
+            groups = [g for g in m.groups() if g]
+            number = groups[-1] if pattern is not _TOPK[2] else groups[1]
+            k = _EN_NUM.get(number) or cn_number(number)
+            if not k:
+                continue
+            if pattern is _TOPK[1] and groups[0] == "bottom":
+                linked.ascending = True
+            if pattern is _TOPK[2] and groups[0] in ("最低", "最小", "最少"):
+                linked.ascending = True
+            linked.topk = k
+            t.take(m.start(), m.end())
+            return
+
+
+def _mention_at(mentions: list[ColumnMention], t: _Text, pos: int) -> ColumnMention | None:
+    for m in mentions:
+        if m.start >= pos and re.fullmatch(r"[\s个一的]{0,2}|(?:the\s)?", t.text[pos:m.start]):
+            return m
+    return None
+
+
+def _link_group_and_rank(t: _Text, linked: Linked) -> None:
+    text = t.text
+    for word in sorted(ARGMAX_WORDS, key=len, reverse=True):
+        for pos in t.find_all(word):
+            end = pos + len(word)
+            mention = _mention_at(linked.mentions, t, end)
+            unit = _unit_at(t, end)
+            if mention is not None:
+                linked.group_mention, linked.argmax = mention, True
+                t.take(pos, end)
+                return
+            if unit is not None:
+                linked.group_unit, linked.argmax = unit[0], True
+                t.take(pos, unit[1])
+                return
+    for word in ("是谁", "谁", "who"):
+        for pos in t.find_all(word):
+            linked.person_argmax = linked.argmax = True
+            t.take(pos, pos + len(word))
+            return
+    for word in sorted(GROUP_MARKERS, key=len, reverse=True):
+        for pos in t.find_all(word):
+            end = pos + len(word)
+            mention = _mention_at(linked.mentions, t, end)
+            if mention is not None and linked.group_mention is None:
+                linked.group_mention = mention
+                t.take(pos, end)
+                return
+            unit = _unit_at(t, end)
+            if unit is not None and linked.group_unit is None:
+                linked.group_unit = unit[0]
+                t.take(pos, unit[1])
+                return
+    del text
+
+
+def _unit_at(t: _Text, pos: int) -> tuple[str, int] | None:
+    rest = t.text[pos:pos + 8]
+    skip = len(rest) - len(rest.lstrip())
+    if t.text[pos + skip:pos + skip + 1] == "个":
+        skip += 1
+    for unit, words in TIME_UNITS.items():
+        for word in sorted(words, key=len, reverse=True):
+            start = pos + skip
+            if t.text.startswith(word, start) and t.free(start, start + len(word)) \
+                    and _bounded(t.text, start, start + len(word)):
+                return unit, start + len(word)
+    return None
+
+
+def _consume_words(t: _Text, words: tuple[str, ...]) -> list[str]:
+    found = []
+    for word in sorted(words, key=len, reverse=True):
+        for pos in t.find_all(word):
+            if t.free(pos, pos + len(word)):
+                t.take(pos, pos + len(word))
+                found.append(word)
+    return found
+
+
+def _vocabulary() -> list[str]:
+    words = [w for group in OP_WORDS.values() for w in group] + list(ROW_NOUNS) + list(FILLERS)
+    return sorted(set(words), key=len, reverse=True)
+
+
+def _inside_word(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] sits inside a longer known word ("订单" in "订单数")."""
+    for word in _vocabulary():
+        if len(word) <= end - start:
+            break
+        pos = text.find(word, max(0, end - len(word)))
+        while 0 <= pos <= start:
+            if pos + len(word) >= end:
+                return True
+            pos = text.find(word, pos + 1)
+    return False
+
+
+def _consume_vocabulary(t: _Text, linked: Linked) -> None:
+    """Operation words, row nouns, negations and fillers in ONE longest-first pass ("汇总" before "总")."""
+    vocabulary: list[tuple[str, str]] = [(w, f"op:{op}") for op, words in OP_WORDS.items() for w in words]
+    vocabulary += [(w, "row") for w in ROW_NOUNS]
+    vocabulary += [(w, "negation") for w in NEGATION_BEFORE + NEGATION_AFTER]
+    vocabulary += [(w, "filler") for w in FILLERS]
+    seen: set[tuple[str, str]] = set()
+    for word, kind in sorted(vocabulary, key=lambda wk: -len(wk[0])):
+        if (word, kind) in seen:
+            continue
+        seen.add((word, kind))
+        for pos in t.find_all(word):
+            t.take(pos, pos + len(word))
+            if kind.startswith("op:") and kind[3:] not in linked.ops:
+                linked.ops.append(kind[3:])
+            elif kind == "row":
+                linked.row_noun = True
+            elif kind == "negation":
+                linked.unattached_negation.append(word)
+
+
+def _partial_columns(t: _Text, table: TableInfo) -> list[ColumnMention]:
+    """Left-over words that begin or end a column name ("金额" for "回款金额", "客户" for "客户名称")."""
+    out: list[ColumnMention] = []
+    for piece in sorted(set(t.pieces()), key=len, reverse=True):
+        word = piece.strip()
+        if len(word) < 2:
+            continue
+        columns = []
+        for column in table.columns:
+            core = column_core(column.name).replace(" ", "")
+            if core != word and (core.startswith(word) or core.endswith(word)):
+                columns.append(column)
+        if columns:
+            for pos in t.find_all(word):
+                out.append(ColumnMention(pos, pos + len(word), word, columns, "partial"))
+                t.take(pos, pos + len(word), content=True)
+    return out
+
+
+def link_table(question: str, table: TableInfo, store: TableStore, hits: list[ValueHit] | None = None) -> Linked:
+    """Link a question (raw; normalised here) to one stored table."""
+    text = normalize(question)
+    t = _Text(text)
+    linked = Linked(table=table, text=text)
+    linked.mentions = _link_columns(t, table, ("exact",))
+    terms = {term for column in table.columns for term, _ in _column_terms(column)}
+    for name in {normalize(n) for n in (table.sheet, table.name, table.caption) if n}:
+        if len(name) >= 2 and name not in ROW_NOUNS:
+            for pos in t.find_all(name):
+                if name in terms:  # a sheet called "客户" with a column "客户名称": the word links the column
+                    linked.sheet_named = True
+                elif not _inside_word(text, pos, pos + len(name)):
+                    t.take(pos, pos + len(name), content=True)
+                    linked.sheet_named = True
+    for expr in find_time_exprs(text):
+        if t.free(expr.start, expr.end):
+            t.take(expr.start, expr.end)
+            linked.times.append(expr)
+    _link_topk(t, linked)
+    if hits is None:
+        hits = store.values_in([table.table_id], text)
+    linked.values = _link_values(t, table, hits)
+    linked.mentions = _merge_header_parts(linked.mentions + _link_columns(t, table, ("synonym",)))
+    _negate(t, linked.values)
+    linked.numeric = _link_numeric(t, linked.mentions)
+    _link_group_and_rank(t, linked)
+    before_vocabulary = [u or b for u, b in zip(t.used, t.blank, strict=True)]
+    _consume_vocabulary(t, linked)
+    linked.mentions += _partial_columns(t, table)
+    # report what is left as the question wrote it: the whole run of words around an unknown one
+    runs, current, unknown = [], [], False
+    for ch, was_used, now_used in zip(text, before_vocabulary, t.used, strict=True):
+        if was_used:
+            if current and unknown:
+                runs.append("".join(current).strip())
+            current, unknown = [], False
+            continue
+        current.append(ch)
+        unknown = unknown or not now_used
+    if current and unknown:
+        runs.append("".join(current).strip())
+    linked.leftover = [r for r in runs if r]
+    has_date = any(c.is_date for c in table.columns)
+    linked.coverage = t.content + (1 if (linked.times or linked.group_unit) and has_date else 0)
+    return linked
+
+
+def person_columns(table: TableInfo) -> list[ColumnInfo]:
+    """Text columns that name people (for "谁…最高")."""
+    return [c for c in table.columns if c.kind == "text" and not c.identifier
+            and any(h in normalize(c.name) for h in PERSON_HINTS)]
+
+
+def value_words(value: str) -> str:
+    return value_core(normalize(value))
