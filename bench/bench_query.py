@@ -33,7 +33,7 @@ from indexing.registry import INDEXED, DocumentRecord, now_iso
 from officeqa.embeddings import create_embedder
 from officeqa.settings import EmbeddingSettings, Settings
 from retrieval.search import MODES, search
-from retrieval.text_tokens import tokenize_for_bm25
+from officeqa.text_tokens import tokenize_for_bm25
 
 NOISE = 0.02
 GROUP = 5000

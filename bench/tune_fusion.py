@@ -31,9 +31,9 @@ from bench.qa_cache import QASet, cached_vectors, dense_run, load_set
 from eval.retrieval_metrics import evaluate
 from officeqa.embeddings import create_embedder
 from officeqa.settings import EmbeddingSettings, RetrievalSettings
-from retrieval.bm25 import BM25Index
+from indexing.bm25_index import BM25Index
 from retrieval.fusion import fuse_hybrid, zscore_fusion
-from retrieval.text_tokens import tokenize_for_bm25
+from officeqa.text_tokens import tokenize_for_bm25
 
 Run = dict[str, list[tuple[str, float]]]
 Fusion = Callable[[list[tuple[str, float]], list[tuple[str, float]]], list[tuple[str, float]]]

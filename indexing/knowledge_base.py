@@ -39,7 +39,7 @@ _JOURNAL_MAX_BYTES = 4 << 20  # a journal beyond this is folded in by a full sav
 if TYPE_CHECKING:
     from indexing.ingest import IndexReport
     from officeqa.embeddings import Embedder
-    from retrieval.bm25 import BM25Index
+    from indexing.bm25_index import BM25Index
 
 
 @dataclass(slots=True)
@@ -170,7 +170,7 @@ class KnowledgeBase:
     @property
     def bm25(self) -> BM25Index:
         if self._bm25 is None:
-            from retrieval.bm25 import BM25Index
+            from indexing.bm25_index import BM25Index
 
             self._bm25 = BM25Index.load(self.bm25_path) if self.bm25_path.exists() else BM25Index()
             self._replay_journal(self._bm25)
@@ -323,7 +323,7 @@ class KnowledgeBase:
 
     def reset_stores(self) -> None:
         """Empty Chroma and BM25 and forget every chunk (``reindex`` then indexes all paths again)."""
-        from retrieval.bm25 import BM25Index
+        from indexing.bm25_index import BM25Index
 
         self.vectors.reset()
         self._bm25 = BM25Index()

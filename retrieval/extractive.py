@@ -3,7 +3,7 @@
 Why: when no model can answer (Ollama down, model not pulled, a timeout), the product
 must still be useful, and quoting the documents is the honest way — every sentence is
 the documents' own text with its source. Sentences are scored by the distinct tokens
-they share with the question (jieba tokens from ``retrieval.text_tokens``; character
+they share with the question (jieba tokens from ``officeqa.text_tokens``; character
 bigrams if that module is unavailable), damped by sentence length, with a small prior
 for the chunk's retrieval rank; questions and heading lines are never quoted, and a
 sentence that answers a question the document itself asks gets a bonus. Pure and fast: no model, no index access.
@@ -43,7 +43,7 @@ _NOTHING = {
 def default_tokenize() -> Tokenize:
     """jieba tokens as BM25 sees them, or character bigrams when the retrieval tokenizer is unavailable."""
     try:
-        from retrieval.text_tokens import tokenize_for_bm25
+        from officeqa.text_tokens import tokenize_for_bm25
     except ImportError:  # pragma: no cover - the module ships with the product
         return char_bigrams
     return tokenize_for_bm25

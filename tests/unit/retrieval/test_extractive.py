@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prompts.assembler import Material
 from retrieval.extractive import char_bigrams, extractive_answer
-from retrieval.text_tokens import tokenize_for_bm25
+from officeqa.text_tokens import tokenize_for_bm25
 
 
 def mat(i: int, text: str, path: str = "/d/销售.docx") -> Material:

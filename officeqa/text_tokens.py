@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-_STOPWORDS_FILE = Path(__file__).with_name("stopwords.txt")
+_STOPWORDS_FILE = Path(__file__).parent / "assets" / "stopwords.txt"
 
 
 @cache

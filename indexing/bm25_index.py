@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from retrieval.text_tokens import tokenize_for_bm25
+from officeqa.text_tokens import tokenize_for_bm25
 
 _FORMAT = "officeqa-bm25/1"
 _MERGE_RATIO = 4  # merge the newest segment into its neighbour once it reaches 1/4 of its size
