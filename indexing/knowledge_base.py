@@ -37,9 +37,9 @@ from officeqa.settings import Settings
 _JOURNAL_MAX_BYTES = 4 << 20  # a journal beyond this is folded in by a full save
 
 if TYPE_CHECKING:
+    from indexing.bm25_index import BM25Index
     from indexing.ingest import IndexReport
     from officeqa.embeddings import Embedder
-    from indexing.bm25_index import BM25Index
 
 
 @dataclass(slots=True)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from officeqa.text_tokens import tokenize_for_bm25
 from prompts.assembler import Material
 from retrieval.extractive import char_bigrams, extractive_answer
-from officeqa.text_tokens import tokenize_for_bm25
 
 
 def mat(i: int, text: str, path: str = "/d/销售.docx") -> Material:
