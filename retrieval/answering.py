@@ -179,19 +179,24 @@ class AnswerPipeline:
         scope: str = "",
         extra: Sequence[Material] = (),
         streaming: bool = True,
+        rewrite: Rewrite | None = None,
+        probed: tuple[GenerationError | _NoModel | None] | None = None,
     ) -> Iterator[AnswerEvent]:
         """Yield ``delta`` events while the model writes, then one ``answer`` event.
 
-        ``extra`` materials (e.g. an L0 handler's result) go before the retrieved ones.
+        ``extra`` materials (e.g. an L0 handler's result) go before the retrieved ones. A caller
+        that already rewrote the question and probed the model passes ``rewrite`` and
+        ``probed=(failure_or_None,)`` so neither happens twice.
         """
         started = time.monotonic()
         timings: dict[str, float] = {}
         language = detect_language(question)
-        failure = self._probe()
+        failure = self.probe() if probed is None else probed[0]
         timings["probe_s"] = time.monotonic() - started
 
         mark = time.monotonic()
-        rewrite = rewrite_followup(question, history, self.generator if failure is None else None)
+        if rewrite is None:
+            rewrite = rewrite_followup(question, history, self.generator if failure is None else None)
         timings["rewrite_s"] = time.monotonic() - mark
 
         mark = time.monotonic()
@@ -220,7 +225,8 @@ class AnswerPipeline:
 
     # -- steps --------------------------------------------------------------------------------
 
-    def _probe(self) -> GenerationError | _NoModel | None:
+    def probe(self) -> GenerationError | _NoModel | None:
+        """None when the model can answer, else why not (checked once per question, with a short timeout)."""
         if self.generator is None:
             return _NoModel()
         from officeqa.generation import GenerationError
