@@ -4,7 +4,7 @@ Compared on the same jieba tokens (tokenization is measured once, separately):
 
 * rank-bm25 ``BM25Okapi`` (the library the issue names) — baseline;
 * bm25s (sparse matrix of precomputed scores; no incremental add/delete: rebuild);
-* ``retrieval.bm25.BM25Index`` (segments of term postings, exact statistics on add/delete).
+* ``indexing.bm25_index.BM25Index`` (segments of term postings, exact statistics on add/delete).
 
 The corpus is the CMRC2018 dev paragraphs (~510 characters each, chunk-sized) repeated
 with distinct ids. Queries are the CMRC slice questions. rank-bm25 at 100k is measured on
@@ -27,8 +27,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.qa_cache import load_set
-from retrieval.bm25 import BM25Index
-from retrieval.text_tokens import tokenize_for_bm25
+from indexing.bm25_index import BM25Index
+from officeqa.text_tokens import tokenize_for_bm25
 
 
 def percentiles(seconds: list[float]) -> str:

@@ -32,8 +32,8 @@ from indexing.knowledge_base import KnowledgeBase
 from indexing.registry import INDEXED, DocumentRecord, now_iso
 from officeqa.embeddings import create_embedder
 from officeqa.settings import EmbeddingSettings, Settings
+from officeqa.text_tokens import tokenize_for_bm25
 from retrieval.search import MODES, search
-from retrieval.text_tokens import tokenize_for_bm25
 
 NOISE = 0.02
 GROUP = 5000

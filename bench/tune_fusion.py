@@ -29,11 +29,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.qa_cache import QASet, cached_vectors, dense_run, load_set
 from eval.retrieval_metrics import evaluate
+from indexing.bm25_index import BM25Index
 from officeqa.embeddings import create_embedder
 from officeqa.settings import EmbeddingSettings, RetrievalSettings
-from retrieval.bm25 import BM25Index
+from officeqa.text_tokens import tokenize_for_bm25
 from retrieval.fusion import fuse_hybrid, zscore_fusion
-from retrieval.text_tokens import tokenize_for_bm25
 
 Run = dict[str, list[tuple[str, float]]]
 Fusion = Callable[[list[tuple[str, float]], list[tuple[str, float]]], list[tuple[str, float]]]

@@ -140,7 +140,7 @@ def prepare_parsed(
     # Whole-table units of oversize tables are for the table handlers, not retrieval: their
     # rows are also emitted as ordinary table chunks, which are what gets indexed.
     chunks = [c for c in result.chunks if c.text.strip() and c.meta.get("retrievable", True)]
-    return PreparedDocument(record=record, chunks=chunks, replaces=replaces)
+    return PreparedDocument(record=record, chunks=chunks, replaces=replaces, parsed=document)
 
 
 class _Batch:

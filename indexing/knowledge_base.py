@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from indexing.document_store import DocumentStore
 from indexing.registry import (
     DUPLICATE,
     INDEXED,
@@ -30,16 +31,16 @@ from indexing.registry import (
     now_iso,
 )
 from indexing.vector_store import VectorStore, chunk_metadata
-from officeqa.domain import Chunk
+from officeqa.domain import Chunk, ParsedDocument
 from officeqa.errors import DocumentNotFound, IndexConsistencyError, OfficeQAError
 from officeqa.settings import Settings
 
 _JOURNAL_MAX_BYTES = 4 << 20  # a journal beyond this is folded in by a full save
 
 if TYPE_CHECKING:
+    from indexing.bm25_index import BM25Index
     from indexing.ingest import IndexReport
     from officeqa.embeddings import Embedder
-    from retrieval.bm25 import BM25Index
 
 
 @dataclass(slots=True)
@@ -50,6 +51,7 @@ class PreparedDocument:
     chunks: list[Chunk]
     vectors: np.ndarray | None = None
     replaces: str | None = None  # the doc id this path had before (its chunks go first)
+    parsed: ParsedDocument | None = None  # stored beside the registry row for handlers and scope
 
 
 @dataclass(slots=True)
@@ -122,6 +124,7 @@ class KnowledgeBase:
         self.data_dir = Path(settings.data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.registry = Registry(self.data_dir / "registry.sqlite3")
+        self.documents = DocumentStore(self.registry)
         self._embedder = embedder
         self._vectors: VectorStore | None = None
         self._bm25: BM25Index | None = None
@@ -170,7 +173,7 @@ class KnowledgeBase:
     @property
     def bm25(self) -> BM25Index:
         if self._bm25 is None:
-            from retrieval.bm25 import BM25Index
+            from indexing.bm25_index import BM25Index
 
             self._bm25 = BM25Index.load(self.bm25_path) if self.bm25_path.exists() else BM25Index()
             self._replay_journal(self._bm25)
@@ -252,6 +255,8 @@ class KnowledgeBase:
                 doc.record.error_kind = doc.record.error_message = None
                 self.registry.upsert(doc.record)
                 self.registry.replace_chunks(doc.record.doc_id, ((c.id, c.position) for c in doc.chunks))
+                if doc.parsed is not None:
+                    self.documents.put(doc.record.doc_id, doc.parsed)
         for doc in docs:
             if doc.replaces and doc.replaces != doc.record.doc_id:
                 self._release(doc.replaces)
@@ -266,7 +271,9 @@ class KnowledgeBase:
         if self._vectors is not None or (self.data_dir / "chroma").exists():
             self.vectors.delete_doc(doc_id)
         self._bm25_remove(ids)
-        self.registry.delete_chunks(doc_id)
+        with self.registry.transaction():
+            self.registry.delete_chunks(doc_id)
+            self.documents.delete(doc_id)
 
     def _bm25_remove(self, ids: Iterable[str]) -> None:
         present = [cid for cid in ids if cid in self.bm25]
@@ -323,7 +330,7 @@ class KnowledgeBase:
 
     def reset_stores(self) -> None:
         """Empty Chroma and BM25 and forget every chunk (``reindex`` then indexes all paths again)."""
-        from retrieval.bm25 import BM25Index
+        from indexing.bm25_index import BM25Index
 
         self.vectors.reset()
         self._bm25 = BM25Index()

@@ -24,7 +24,7 @@ from typing import Any
 
 from officeqa.errors import IndexConsistencyError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 INDEXED = "indexed"
 FAILED = "failed"
@@ -54,6 +54,11 @@ CREATE TABLE IF NOT EXISTS chunks (
     position INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS chunks_doc_id ON chunks(doc_id);
+CREATE TABLE IF NOT EXISTS parsed (
+    doc_id  TEXT PRIMARY KEY,
+    data    BLOB NOT NULL,
+    profile TEXT NOT NULL
+);
 """
 
 
@@ -103,7 +108,7 @@ class Registry:
                 "upgrade officeqa or use another data_dir"
             )
         if version < SCHEMA_VERSION:
-            # Version 0 is an empty file; later versions add migration steps here.
+            # Version 0 is an empty file; version 2 added the ``parsed`` table (stored parsed documents).
             self._conn.executescript(_SCHEMA)  # idempotent CREATE ... IF NOT EXISTS
             self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
@@ -124,6 +129,14 @@ class Registry:
         return Registry._Tx(self._conn)
 
     # -- reads --------------------------------------------------------------------------
+    def change_marker(self) -> tuple[int, int]:
+        """Changes when any connection commits (``data_version``) or this one writes (``total_changes``).
+
+        Readers cache what they derive from the registry (the question service's catalog of
+        documents) and rebuild it only when this marker moves.
+        """
+        return int(self._conn.execute("PRAGMA data_version").fetchone()[0]), self._conn.total_changes
+
     def get(self, path: str) -> DocumentRecord | None:
         row = self._conn.execute("SELECT * FROM documents WHERE path = ?", (path,)).fetchone()
         return DocumentRecord(**dict(row)) if row else None
@@ -204,6 +217,38 @@ class Registry:
 
     def delete_chunks(self, doc_id: str) -> None:
         self._conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
+
+    # -- stored parsed documents (questions read these, never the source files) ----------
+    def put_parsed(self, doc_id: str, data: bytes, profile: str) -> None:
+        """Store a parsed document (compressed JSON) and its profile (JSON) under its content hash."""
+        self._conn.execute(
+            "INSERT INTO parsed (doc_id, data, profile) VALUES (?, ?, ?) "
+            "ON CONFLICT(doc_id) DO UPDATE SET data=excluded.data, profile=excluded.profile",
+            (doc_id, data, profile),
+        )
+
+    def get_parsed(self, doc_id: str) -> bytes | None:
+        row = self._conn.execute("SELECT data FROM parsed WHERE doc_id = ?", (doc_id,)).fetchone()
+        return bytes(row[0]) if row else None
+
+    def delete_parsed(self, doc_id: str) -> None:
+        self._conn.execute("DELETE FROM parsed WHERE doc_id = ?", (doc_id,))
+
+    def parsed_doc_ids(self) -> set[str]:
+        return {r[0] for r in self._conn.execute("SELECT doc_id FROM parsed")}
+
+    def profiles(self, doc_ids: Iterable[str] | None = None) -> dict[str, str]:
+        """doc id -> profile JSON, for ``doc_ids`` or every stored document."""
+        if doc_ids is None:
+            return {r[0]: r[1] for r in self._conn.execute("SELECT doc_id, profile FROM parsed")}
+        wanted = list(doc_ids)
+        out: dict[str, str] = {}
+        for start in range(0, len(wanted), 500):
+            part = wanted[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows = self._conn.execute(f"SELECT doc_id, profile FROM parsed WHERE doc_id IN ({marks})", part)
+            out.update({r[0]: r[1] for r in rows})
+        return out
 
     def iter_paths_under(self, folder: str) -> Iterator[DocumentRecord]:
         """Rows whose path lies inside ``folder`` (used to notice files deleted from a folder)."""

@@ -110,6 +110,37 @@ class Block:
         return out
 
 
+_BLOCK_FIELDS = ("text", "level", "items", "header_rows", "rows", "caption", "page", "sheet", "slide")
+
+
+def block_to_dict(block: Block) -> dict[str, Any]:
+    """A lossless plain-data form of a block (unlike :meth:`Block.to_json`, the CLI shape)."""
+    out: dict[str, Any] = {"type": block.type.value}
+    for key in _BLOCK_FIELDS:
+        value = getattr(block, key)
+        if value is not None and value != "":
+            out[key] = value
+    if block.role is not BlockRole.BODY:
+        out["role"] = block.role.value
+    if block.ocr:
+        out["ocr"] = True
+    if block.meta:
+        out["meta"] = block.meta
+    return out
+
+
+def block_from_dict(data: dict[str, Any]) -> Block:
+    """The inverse of :func:`block_to_dict`."""
+    fields = {key: data[key] for key in _BLOCK_FIELDS if key in data}
+    return Block(
+        type=BlockType(data["type"]),
+        role=BlockRole(data.get("role", BlockRole.BODY.value)),
+        ocr=bool(data.get("ocr", False)),
+        meta=dict(data.get("meta") or {}),
+        **fields,
+    )
+
+
 def render_table_text(header_rows: list[list[str]], rows: list[list[str]]) -> str:
     """Render a table as text lines, cells joined by " | " (one line per row)."""
     return "\n".join(" | ".join(cell for cell in row) for row in [*header_rows, *rows])
@@ -126,6 +157,30 @@ class ParsedDocument:
     page_count: int | None = None
     ocr_used: bool = False
     warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for the stored form of a parsed document (questions read it, never the source file)."""
+        return {
+            "path": self.path,
+            "file_type": self.file_type,
+            "title": self.title,
+            "page_count": self.page_count,
+            "ocr_used": self.ocr_used,
+            "warnings": list(self.warnings),
+            "blocks": [block_to_dict(b) for b in self.blocks],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ParsedDocument:
+        return cls(
+            path=data["path"],
+            file_type=data["file_type"],
+            blocks=[block_from_dict(b) for b in data["blocks"]],
+            title=data.get("title"),
+            page_count=data.get("page_count"),
+            ocr_used=bool(data.get("ocr_used", False)),
+            warnings=list(data.get("warnings") or []),
+        )
 
 
 class ChunkKind(StrEnum):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from retrieval.bm25 import BM25Index
-from retrieval.text_tokens import tokenize_for_bm25
+from indexing.bm25_index import BM25Index
+from officeqa.text_tokens import tokenize_for_bm25
 
 DOCS = {
     "c1": "第一条 甲方应在收到发票后三十日内支付合同款项。",

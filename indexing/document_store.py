@@ -1,0 +1,63 @@
+"""The stored form of each parsed document, written at index time beside the registry rows.
+
+Why: questions never parse source files (slow, OCR, and unguarded on the query path).
+Handlers, scope resolution and the summary tree read the blocks with their locators
+from here. Rows live in the registry's SQLite database, keyed by content hash, so a
+document's parsed form commits in the same transaction as its registry row: it is there
+exactly when the document is indexed.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections import OrderedDict
+from collections.abc import Iterable
+
+from indexing.profile import DocumentProfile, build_profile
+from indexing.registry import Registry
+from officeqa.domain import ParsedDocument
+
+_CACHE_DOCUMENTS = 16
+
+
+class DocumentStore:
+    """Parsed documents and their profiles, by doc id (content hash)."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        self._cache: OrderedDict[str, ParsedDocument] = OrderedDict()
+
+    def put(self, doc_id: str, document: ParsedDocument) -> DocumentProfile:
+        """Store ``document`` (call inside the registry transaction that indexes it)."""
+        profile = build_profile(doc_id, document)
+        data = zlib.compress(json.dumps(document.to_dict(), ensure_ascii=False).encode("utf-8"), 6)
+        self.registry.put_parsed(doc_id, data, json.dumps(profile.to_dict(), ensure_ascii=False))
+        self._cache.pop(doc_id, None)
+        return profile
+
+    def get(self, doc_id: str) -> ParsedDocument | None:
+        """The parsed document, or None when it was indexed before documents were stored (reindex)."""
+        cached = self._cache.get(doc_id)
+        if cached is not None:
+            self._cache.move_to_end(doc_id)
+            return cached
+        data = self.registry.get_parsed(doc_id)
+        if data is None:
+            return None
+        document = ParsedDocument.from_dict(json.loads(zlib.decompress(data).decode("utf-8")))
+        self._cache[doc_id] = document
+        while len(self._cache) > _CACHE_DOCUMENTS:
+            self._cache.popitem(last=False)
+        return document
+
+    def delete(self, doc_id: str) -> None:
+        self.registry.delete_parsed(doc_id)
+        self._cache.pop(doc_id, None)
+
+    def profiles(self, doc_ids: Iterable[str] | None = None) -> dict[str, DocumentProfile]:
+        rows = self.registry.profiles(doc_ids)
+        return {doc_id: DocumentProfile.from_dict(json.loads(raw)) for doc_id, raw in rows.items()}
+
+
+__all__ = ["DocumentStore"]
