@@ -25,8 +25,8 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from retrieval.handlers.numbers import parse_number
-from retrieval.rules.normalize import normalize
+from officeqa.normalize import normalize
+from officeqa.numbers import parse_number
 
 __all__ = ["ColumnSpec", "display_value", "header_paths", "parse_date", "type_columns"]
 

@@ -37,7 +37,7 @@ import numpy as np
 from indexing.table_columns import ColumnSpec, type_columns
 from officeqa.domain import Block, BlockType, ParsedDocument
 from officeqa.errors import OfficeQAError
-from retrieval.rules.normalize import normalize
+from officeqa.normalize import normalize
 
 __all__ = ["ColumnInfo", "TableInfo", "TableStore", "TableStoreError", "ValueHit", "value_core"]
 
