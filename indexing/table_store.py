@@ -38,8 +38,9 @@ from indexing.table_columns import ColumnSpec, type_columns
 from officeqa.domain import Block, BlockType, ParsedDocument
 from officeqa.errors import OfficeQAError
 from officeqa.normalize import normalize
+from officeqa.settings import Settings
 
-__all__ = ["ColumnInfo", "TableInfo", "TableStore", "TableStoreError", "ValueHit", "value_core"]
+__all__ = ["ColumnInfo", "TableInfo", "TableStore", "TableStoreError", "ValueHit", "table_store_path", "value_core"]
 
 DEFAULT_VALUE_INDEX_LIMIT = 20_000
 # Trailing words a value may carry or drop: "华东区" and "华东", "北京市" and "北京".
@@ -135,6 +136,11 @@ class ValueHit:
     rows: int
 
 
+def table_store_path(settings: Settings) -> Path:
+    """Where the table store lives: ``data_dir / tables.store_file``."""
+    return Path(settings.data_dir) / settings.tables.store_file
+
+
 def value_core(norm: str) -> str:
     """A normalised value without a trailing place/unit word, when what is left is still a word."""
     for suffix in _VALUE_SUFFIXES:
@@ -168,6 +174,12 @@ def _sql_value(spec: ColumnSpec, value: object) -> str | None:
 
 class TableStore:
     """The stored tables of every indexed document; ``put`` / ``delete`` at index time, queries at question time."""
+
+    @classmethod
+    def from_settings(cls, settings: Settings, *, read_only: bool = False) -> TableStore:
+        """The store under ``settings.data_dir`` (``settings.tables.store_file``)."""
+        return cls(table_store_path(settings), read_only=read_only,
+                   value_index_limit=settings.tables.value_index_limit)
 
     def __init__(self, path: str | Path, *, read_only: bool = False,
                  value_index_limit: int = DEFAULT_VALUE_INDEX_LIMIT) -> None:

@@ -143,6 +143,16 @@ class RulesSettings(BaseModel):
     )
 
 
+class TablesSettings(BaseModel):
+    """Stored tables (one DuckDB file) and exact table questions."""
+
+    store_file: str = Field("tables.duckdb", description="The table store, a DuckDB file under data_dir.")
+    value_index_limit: int = Field(
+        20_000, description="Text columns with more distinct values than this are not indexed for linking "
+        "question words to cell values.",
+    )
+
+
 class ServerSettings(BaseModel):
     """The HTTP server."""
 
@@ -163,6 +173,7 @@ class Settings(BaseSettings):
     ollama: OllamaSettings = OllamaSettings()
     rules: RulesSettings = RulesSettings()
     server: ServerSettings = ServerSettings()
+    tables: TablesSettings = TablesSettings()
 
 
 def _deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:

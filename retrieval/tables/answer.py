@@ -46,7 +46,7 @@ class QuestionPlan:
         return self.refusal.zh if zh else self.refusal.en
 
 
-def _is_zh(question: str, language: str | None) -> bool:
+def is_chinese(question: str, language: str | None) -> bool:
     """Chinese when asked so, or when Han characters outweigh Latin letters (an English question may quote
     Chinese cell values: "total 金额 for 华东")."""
     if language:
@@ -88,7 +88,7 @@ def plan_question(question: str, store: TableStore, doc_ids: Sequence[str] | Non
 def answer_table_question(question: str, store: TableStore, doc_ids: Sequence[str] | None = None,
                           language: str | None = None, route: str = "table_aggregate") -> HandlerResult:
     """Answer exactly from the stored tables, or refuse saying what is ambiguous."""
-    zh = _is_zh(question, language)
+    zh = is_chinese(question, language)
     plan = plan_question(question, store, doc_ids, route)
     if plan.query is None:
         assert plan.refusal is not None

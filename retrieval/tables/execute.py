@@ -18,7 +18,7 @@ from indexing.table_columns import display_value
 from indexing.table_store import ColumnInfo, TableStore
 from retrieval.tables.plan import Filter, TableQuery
 
-__all__ = ["TableResult", "compile_where", "run_query"]
+__all__ = ["TableResult", "compile_where", "preview_sql", "run_query"]
 
 MAX_GROUPS = 1_000
 MAX_ROWS = 50
@@ -283,3 +283,28 @@ def _lookup(query: TableQuery, runner: _Runner, table: str, where: str, params: 
         m = query.targets[0].sql
         total, count = runner.run(f"SELECT sum({m}), count({m}) FROM {table} WHERE {where}", params)[0]
         result.value, result.value_rows = total, int(count)
+
+
+def preview_sql(query: TableQuery) -> tuple[str, list[Any]]:
+    """The statement that computes the answer (shown by ``officeqa route --explain``) and its parameters."""
+    table = query.table.sql
+    where, params = compile_where(query.filters)
+    shown = [_show_param(p) for p in params]
+    op = query.op
+    if op == "rank" and query.rank_agg == "rows":
+        order = "ASC" if query.ascending else "DESC"
+        return (f"SELECT * FROM {table} WHERE {where} ORDER BY {query.measure.sql} {order} "  # type: ignore[union-attr]
+                f"LIMIT {query.limit}"), shown
+    if op == "rank" or (query.group is not None and op in ("sum", "avg", "max", "min", "count", "count_distinct")):
+        agg = _aggregate_sql(query, query.rank_agg if op == "rank" else op)
+        tail = f" ORDER BY 2 {'ASC' if query.ascending else 'DESC'} LIMIT {query.limit}" if op == "rank" else ""
+        return f"SELECT {_group_expr(query)} AS g, {agg} FROM {table} WHERE {where} GROUP BY g{tail}", shown
+    if op in ("sum", "avg", "max", "min"):
+        return f"SELECT {_aggregate_sql(query, op)}, count({query.measure.sql}) FROM {table} WHERE {where}", shown  # type: ignore[union-attr]
+    if op in ("count", "count_distinct"):
+        return f"SELECT {_aggregate_sql(query, op)} FROM {table} WHERE {where}", shown
+    if op == "list":
+        col = query.targets[0].sql
+        return f"SELECT {col}, count(*) FROM {table} WHERE {where} AND {col} IS NOT NULL GROUP BY {col}", shown
+    cols = ", ".join(c.sql for c in query.targets)
+    return f"SELECT _row, _sheet_row, {cols} FROM {table} WHERE {where} ORDER BY _row", shown

@@ -217,8 +217,15 @@ def _link_columns(t: _Text, table: TableInfo, kinds_wanted: tuple[str, ...]) -> 
         if not t.free(start, end):
             continue
         kind = "exact" if "exact" in kinds else "synonym"
-        columns = kinds[kind]
-        mentions.append(ColumnMention(start, end, t.text[start:end], columns, kind))
+        columns = list(kinds[kind])
+        word = t.text[start:end]
+        if kind == "synonym":
+            # "金额" is a synonym of "订单金额" but also ends "回款金额": a word inside another column name competes
+            # (an identifier such as 客户编号 does not compete with 客户名称 for "客户")
+            identifiers = any(c.identifier for c in columns)
+            columns += [c for c in table.columns if c not in columns and word in column_core(c.name).replace(" ", "")
+                        and (identifiers or not c.identifier)]
+        mentions.append(ColumnMention(start, end, word, columns, kind))
         t.take(start, end, content=True)
     return mentions
 

@@ -2,6 +2,8 @@
 
 Shows where the L0 rules send an instruction (no model, no index needed). Batch mode
 reads one ``{"instruction", "file_type"?}`` object per line and prints one decision per line.
+With ``--explain``, a table route also shows the structured query the question becomes over
+the stored tables (``data_dir/tables.duckdb``), in words and SQL, or why it would be refused.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from officeqa.settings import Settings
 from server.cli.output import print_json_line
 
 EXIT_USAGE = 2
+TABLE_ROUTES = ("table_aggregate", "count", "list_values")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,8 +39,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.batch:
         return _batch(args, router)
     decision = router.route(args.instruction, file_type=args.file_type, explain=args.explain)
+    table = _table_query(args.instruction, decision.route, settings) if args.explain else None
     if args.json:
-        print_json_line(decision.to_json(explain=args.explain))
+        out = decision.to_json(explain=args.explain)
+        if table is not None:
+            out["table_query"] = table
+        print_json_line(out)
         return 0
     print(f"route: {decision.route}  (rule {decision.rule_id or '-'}, confidence {decision.confidence:g}, "
           f"mode {decision.mode})")
@@ -48,7 +55,36 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"note: instruction cut to {settings.rules.max_input_chars} characters before matching")
     if args.explain:
         print(decision.explain_text())
+    if table is not None:
+        print(f"table query: {table.get('query') or table.get('refused') or table.get('note')}")
+        if table.get("sql"):
+            print(f"  sql: {table['sql']}  params: {json.dumps(table['params'], ensure_ascii=False)}")
     return 0
+
+
+def _table_query(instruction: str, route: str, settings: Settings) -> dict | None:
+    """The stored-table query of a table route (words, SQL, parameters), a refusal, or why there is none."""
+    if route not in TABLE_ROUTES:
+        return None
+    from indexing.table_store import TableStore, TableStoreError, table_store_path
+    from retrieval.tables import plan_question
+    from retrieval.tables.answer import is_chinese
+    from retrieval.tables.execute import preview_sql
+
+    path = table_store_path(settings)
+    if not path.exists():
+        return {"note": f"no table store at {path} (index spreadsheets first)"}
+    try:
+        with TableStore.from_settings(settings, read_only=True) as store:
+            plan = plan_question(instruction, store, None, route)
+    except TableStoreError as exc:
+        return {"note": str(exc)}
+    zh = is_chinese(instruction, None)
+    if plan.query is None:
+        assert plan.refusal is not None
+        return {"refused": plan.refusal.zh if zh else plan.refusal.en, "candidates": plan.refusal.candidates}
+    sql, params = preview_sql(plan.query)
+    return {"query": plan.words(zh), "sql": sql, "params": params}
 
 
 def _batch(args: argparse.Namespace, router) -> int:

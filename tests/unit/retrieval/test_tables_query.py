@@ -1,0 +1,123 @@
+"""Question -> structured query: time ranges, negation, ambiguity refusals, parameterised SQL, the words said."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from indexing.table_store import TableStore
+from officeqa.domain import Block, ParsedDocument
+from officeqa.normalize import normalize
+from retrieval.tables import answer_table_question, plan_question
+from retrieval.tables.timeexpr import cn_number, find_time_exprs
+
+ROWS = [
+    # 区域, 发货区域, 状态, 日期, 订单金额, 回款金额
+    ["华东", "华北", "已完成", "2024-01-15", "100.10", "100.10"],
+    ["华东", "华东", "已取消", "2024-02-01", "50", "0"],
+    ["华北", "华东", "已完成", "2024-07-03", "30.5", "30"],
+    ["华南", "华南", "待发货", "2024-08-20", "12", "0"],
+    ["华东", "华南", "", "2024-09-30", "7.25", "7.25"],
+]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> TableStore:
+    doc = ParsedDocument(path="amb.xlsx", file_type="xlsx", blocks=[Block.table(
+        [["区域", "发货区域", "状态", "日期", "订单金额", "回款金额"]], ROWS, sheet="订单", meta={"first_row": 1,
+                                                                                    "last_row": 6})])
+    s = TableStore(tmp_path / "t.duckdb")
+    s.put("amb", "amb.xlsx", doc)
+    yield s
+    s.close()
+
+
+def _sum(pred, col: int = 4) -> Decimal:
+    return sum((Decimal(r[col]) for r in ROWS if pred(r)), Decimal(0))
+
+
+@pytest.mark.parametrize(("text", "first", "last", "year"), [
+    ("2024年第三季度", 7, 9, 2024), ("三季度", 7, 9, None), ("q2 2023", 4, 6, 2023), ("7—9月", 7, 9, None),
+    ("7月到9月", 7, 9, None), ("12月份", 12, 12, None), ("上半年", 1, 6, None), ("下半年", 7, 12, None),
+    ("march 2024", 3, 3, 2024), ("from july to september", 7, 9, None), ("2024-03", 3, 3, 2024),
+    ("2024年", 1, 12, 2024), ("second half of 2023", 7, 12, 2023),
+])
+def test_time_expressions(text: str, first: int, last: int, year: int | None) -> None:
+    [expr] = [e for e in find_time_exprs(normalize(text)) if not e.qualifier]
+    assert (expr.first_month, expr.last_month, expr.year) == (first, last, year)
+
+
+def test_time_expressions_dates_and_relative() -> None:
+    [r] = find_time_exprs(normalize("2024-07-01至2024-09-30"))
+    assert r.date_range() == (dt.date(2024, 7, 1), dt.date(2024, 10, 1))
+    [u] = find_time_exprs(normalize("截至2024年6月30日"))
+    assert u.date_range() == (None, dt.date(2024, 7, 1))
+    assert all(e.relative for e in find_time_exprs(normalize("去年和上个月")))
+    assert find_time_exprs(normalize("3个月内")) == []  # a duration, not a month
+    assert (cn_number("一万五千"), cn_number("十二"), cn_number("两千"), cn_number("x")) == (15000, 12, 2000, None)
+
+
+def test_a_value_found_in_two_columns_is_refused_unless_the_column_is_named(store: TableStore) -> None:
+    refused = answer_table_question("华东的订单金额合计", store)
+    assert refused.outcome == "refused" and refused.data["candidates"]["columns"] == ["区域", "发货区域"]
+    named = answer_table_question("发货区域为华东的订单金额合计", store)
+    assert named.outcome == "exact" and Decimal(named.data["value"]) == _sum(lambda r: r[1] == "华东")
+
+
+def test_a_measure_reached_by_two_columns_is_refused(store: TableStore) -> None:
+    result = answer_table_question("区域是华南的金额合计", store)
+    assert result.outcome == "refused"
+    assert set(result.data["candidates"]["columns"]) == {"订单金额", "回款金额"}
+
+
+def test_negation_includes_blank_cells_and_covers_a_run_of_values(store: TableStore) -> None:
+    result = answer_table_question("不含已取消和待发货的订单金额合计", store)
+    assert result.outcome == "exact"
+    assert Decimal(result.data["value"]) == _sum(lambda r: r[2] not in ("已取消", "待发货"))  # blank status counts
+    assert "状态 ∉ {已取消、待发货}" in result.query
+    assert answer_table_question("除华南以外区域的订单金额合计", store).data["value"] == str(
+        _sum(lambda r: r[0] != "华南"))
+
+
+def test_quarter_without_year_takes_the_only_year_in_the_data(store: TableStore) -> None:
+    result = answer_table_question("第三季度区域为华东的回款金额合计", store)
+    assert result.outcome == "exact"
+    assert "日期 在 2024-07-01 ~ 2024-09-30" in result.query
+    assert Decimal(result.data["value"]) == Decimal("7.25")
+
+
+def test_numeric_conditions_between_and_chinese_numerals(store: TableStore) -> None:
+    assert answer_table_question("订单金额大于三十的有几笔", store).data["value"] == "3"
+    between = answer_table_question("订单金额在10到60之间的订单有多少笔", store)
+    assert between.outcome == "exact" and between.data["value"] == "3"
+
+
+def test_unknown_words_are_refused_with_the_words(store: TableStore) -> None:
+    result = answer_table_question("华中区的订单金额合计", store)
+    assert result.outcome == "refused" and result.data["candidates"]["not_understood"] == ["华中区的"]
+
+
+def test_question_text_never_reaches_sql(store: TableStore) -> None:
+    attack = "区域为华东'; DROP TABLE tq_tables; --的订单金额合计"
+    result = answer_table_question(attack, store)
+    assert result.outcome == "refused"
+    assert store.tables(["amb"])  # the catalog is intact
+    plan = plan_question("区域为华东的订单金额合计", store)
+    assert plan.query is not None and plan.query.filters[0].values == ["华东"]
+
+
+def test_group_by_month_and_argmax_ties(store: TableStore) -> None:
+    months = answer_table_question("按月汇总订单金额", store)
+    assert months.data["groups"]["2024-07"] == "30.50"
+    tie = answer_table_question("哪个状态的订单最多", store)  # 已完成 has 2 rows, the others 1
+    assert [i.value for i in tie.items] == ["已完成"]
+
+
+def test_rows_are_cited_as_spreadsheet_rows(store: TableStore) -> None:
+    result = answer_table_question("区域为华南的订单金额合计", store)
+    cite = result.items[0].citations[0]
+    assert cite.sheet == "订单" and cite.row_list == [5] and cite.rows == 1  # header on row 1, 华南 on row 5
+    assert "rows 5" in cite.label()
