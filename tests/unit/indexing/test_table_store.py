@@ -93,7 +93,7 @@ def test_put_tables_delete_and_provenance(tmp_path: Path) -> None:
     [info] = store.put("doc1", "a.xlsx", doc)
     assert info.name == "S" and info.row_count == 2 and info.rows_exact and info.first_sheet_row == 4
     assert [(c.name, c.kind) for c in info.columns] == [("区域", "text"), ("金额", "decimal")]
-    names, rows = store.query(f"SELECT _row, _sheet_row, c1 FROM {info.sql} ORDER BY _row")
+    _names, rows = store.query(f"SELECT _row, _sheet_row, c1 FROM {info.sql} ORDER BY _row")
     assert rows == [(1, 4, Decimal("1.5")), (2, 5, Decimal("2.0"))]
     assert [h.value for h in store.values_in([info.table_id], "华东区的金额")] == ["华东"]
     again = store.put("doc1", "a.xlsx", _doc([["区域", "金额"]], [["华南", "9"]], sheet="S"))
