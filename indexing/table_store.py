@@ -150,9 +150,9 @@ def value_core(norm: str) -> str:
 
 
 def _table_shape(block: Block) -> tuple[list[list[str]], list[list[str]]]:
-    rows = [list(r) for r in (block.rows or [])]
+    rows = block.rows or []
     if block.header_rows:
-        return [list(r) for r in block.header_rows], rows
+        return block.header_rows, rows
     return (rows[:1], rows[1:]) if rows else ([], [])
 
 
@@ -160,16 +160,6 @@ def _column_info(spec: ColumnSpec) -> ColumnInfo:
     return ColumnInfo(index=spec.index, name=spec.name, path=spec.path, kind=spec.kind, identifier=spec.identifier,
                       scale=spec.scale, granularity=spec.granularity, has_raw=spec.raw is not None,
                       non_empty=spec.non_empty, bad_cells=spec.bad_cells, notes=list(spec.notes))
-
-
-def _sql_value(spec: ColumnSpec, value: object) -> str | None:
-    if value is None:
-        return None
-    if spec.kind == "decimal":
-        return format(value, "f")
-    if spec.kind in ("date", "timestamp"):
-        return value.isoformat()  # type: ignore[attr-defined]
-    return str(value)
 
 
 class TableStore:
@@ -276,7 +266,7 @@ class TableStore:
         }
         select = ["_row", "CAST(_sheet_row AS INTEGER)"]
         for s in specs:
-            source[f"c{s.index}"] = np.array([_sql_value(s, v) for v in s.values], dtype=object)
+            source[f"c{s.index}"] = np.array(s.texts, dtype=object)
             select.append(f"CAST(c{s.index} AS {s.sql_type})")
         for s in specs:
             if s.raw is not None:
@@ -309,13 +299,21 @@ class TableStore:
         if distinct > self.value_index_limit:
             return
         rows = con.execute(f"SELECT {col}, count(*) FROM t{table_id} WHERE {col} IS NOT NULL GROUP BY {col}").fetchall()
-        entries = []
-        for value, count in rows:
-            norm = normalize(str(value))
-            if norm:
-                entries.append((table_id, column.index, str(value), norm, value_core(norm), int(count)))
-        if entries:
-            con.executemany("INSERT INTO tq_values VALUES (?, ?, ?, ?, ?, ?)", entries)
+        values = [str(v) for v, _ in rows]
+        norms = [normalize(v) for v in values]
+        keep = [i for i, n in enumerate(norms) if n]
+        if keep:
+            source = {"value": np.array([values[i] for i in keep], dtype=object),
+                      "norm": np.array([norms[i] for i in keep], dtype=object),
+                      "core": np.array([value_core(norms[i]) for i in keep], dtype=object),
+                      "n": np.array([int(rows[i][1]) for i in keep], dtype=np.int64)}
+            view = f"tq_values_load_{table_id}_{column.index}"
+            con.register(view, source)  # one bulk insert: executemany costs milliseconds per row in DuckDB
+            try:
+                con.execute(f"INSERT INTO tq_values SELECT {table_id}, {column.index}, value, norm, core, n "
+                            f"FROM {view}")
+            finally:
+                con.unregister(view)
         column.indexed = True
 
     def delete(self, doc_id: str) -> int:

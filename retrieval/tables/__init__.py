@@ -11,7 +11,8 @@ or a refusal), ``execute`` (-> parameterised SQL on the store), ``render`` (-> w
 cited rows), ``answer`` (the entry point).
 """
 
-from retrieval.tables.answer import QuestionPlan, answer_table_question, plan_question
+from retrieval.tables.answer import TABLE_ROUTES, QuestionPlan, answer_for_route, answer_table_question, plan_question
 from retrieval.tables.plan import Filter, Refusal, TableQuery
 
-__all__ = ["Filter", "QuestionPlan", "Refusal", "TableQuery", "answer_table_question", "plan_question"]
+__all__ = ["TABLE_ROUTES", "Filter", "QuestionPlan", "Refusal", "TableQuery", "answer_for_route",
+           "answer_table_question", "plan_question"]

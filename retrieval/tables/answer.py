@@ -26,7 +26,10 @@ from retrieval.tables.linker import Linked, link_table
 from retrieval.tables.plan import Refusal, TableQuery, plan_table
 from retrieval.tables.render import query_words, refusal_result, table_result
 
-__all__ = ["QuestionPlan", "answer_table_question", "plan_question"]
+__all__ = ["TABLE_ROUTES", "QuestionPlan", "answer_for_route", "answer_table_question", "plan_question"]
+
+#: L0 routes a stored table answers.
+TABLE_ROUTES = frozenset({"table_aggregate", "count", "list_values"})
 
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 
@@ -94,3 +97,17 @@ def answer_table_question(question: str, store: TableStore, doc_ids: Sequence[st
         assert plan.refusal is not None
         return refusal_result(plan.refusal, route, zh)
     return table_result(run_query(plan.query, store), route, zh)
+
+
+def answer_for_route(route: str, question: str, store: TableStore | None, doc_ids: Sequence[str] | None,
+                     language: str | None = None) -> HandlerResult | None:
+    """What the question service calls for an L0 route: the table answer when the route is a table route and
+    the scope has stored tables, else None (the caller keeps its other handlers).
+
+    An ``outcome == "exact"`` result is the answer; a ``"refused"`` one says what is ambiguous and carries the
+    candidates, so with a model it goes to the model as material (like a low-confidence rule), without one it
+    is shown as it is.
+    """
+    if route not in TABLE_ROUTES or store is None or not store.tables(doc_ids):
+        return None
+    return answer_table_question(question, store, doc_ids, language, route)

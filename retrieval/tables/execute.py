@@ -23,6 +23,7 @@ __all__ = ["TableResult", "compile_where", "preview_sql", "run_query"]
 MAX_GROUPS = 1_000
 MAX_ROWS = 50
 CITED_ROWS = 20
+GROUP_CITED_ROWS = 10
 AVG_PLACES = Decimal("0.0001")
 
 _CMP = {">": ">", ">=": ">=", "<": "<", "<=": "<="}
@@ -192,38 +193,25 @@ def _aggregate_sql(query: TableQuery, agg: str) -> str:
 
 
 def _grouped_rows(query: TableQuery, runner: _Runner, table: str, where: str, params: list[Any],
-                  agg: str) -> list[tuple[str, Any, int, int]]:
+                  agg: str) -> list[tuple[str, Any, int, int, list[int]]]:
+    """(group, value, rows, rows with a number, the group's first rows) in one scan."""
     g = _group_expr(query)
     count_m = f"count({query.measure.sql})" if query.measure is not None else "count(*)"
-    rows = runner.run(f"SELECT {g} AS g, {_aggregate_sql(query, agg)}, count(*), {count_m} FROM {table} "
-                      f"WHERE {where} GROUP BY g ORDER BY g NULLS LAST LIMIT {MAX_GROUPS + 1}", params)
+    first_rows = f"min_by(coalesce(_sheet_row, _row), _row, {GROUP_CITED_ROWS})"
+    rows = runner.run(f"SELECT {g} AS g, {_aggregate_sql(query, agg)}, count(*), {count_m}, {first_rows} "
+                      f"FROM {table} WHERE {where} GROUP BY g ORDER BY g NULLS LAST LIMIT {MAX_GROUPS + 1}", params)
     out = []
-    for key, value, n, numeric in rows:
+    for key, value, n, numeric, cited in rows:
         if agg == "avg" and value is not None and numeric:
             value = (Decimal(value) / Decimal(numeric)).quantize(AVG_PLACES, rounding=ROUND_HALF_UP)
-        out.append(("(空)" if key is None else _cell(key), value, int(n), int(numeric)))
+        out.append(("(空)" if key is None else _cell(key), value, int(n), int(numeric), [int(r) for r in cited]))
     return out
-
-
-def _group_citations(query: TableQuery, runner: _Runner, table: str, where: str, params: list[Any],
-                     keys: set[str]) -> dict[str, list[int]]:
-    g = _group_expr(query)
-    rows = runner.run(f"SELECT g, _row, _sheet_row FROM (SELECT {g} AS g, _row, _sheet_row, row_number() OVER "
-                      f"(PARTITION BY {g} ORDER BY _row) AS rn FROM {table} WHERE {where}) WHERE rn <= 10 "
-                      "ORDER BY g, _row", params)
-    cited: dict[str, list[int]] = {}
-    for key, r, s in rows:
-        shown = "(空)" if key is None else _cell(key)
-        if shown in keys:
-            cited.setdefault(shown, []).append(_row_number(s, r))
-    return cited
 
 
 def _grouped(query: TableQuery, runner: _Runner, table: str, where: str, params: list[Any]) -> None:
     rows = _grouped_rows(query, runner, table, where, params, query.op)
-    cited = _group_citations(query, runner, table, where, params, {k for k, *_ in rows})
-    runner.result.groups = [(k, v, n, cited.get(k, [])) for k, v, n, _ in rows]
-    runner.result.value_rows = sum(numeric for *_, numeric in rows)
+    runner.result.groups = [(k, v, n, cited) for k, v, n, _, cited in rows]
+    runner.result.value_rows = sum(numeric for _, _, _, numeric, _ in rows)
 
 
 def _rank(query: TableQuery, runner: _Runner, table: str, where: str, params: list[Any]) -> None:
@@ -241,14 +229,12 @@ def _rank(query: TableQuery, runner: _Runner, table: str, where: str, params: li
         result.cited = [row["row"] for row in result.rows]
         return
     rows = _grouped_rows(query, runner, table, where, params, query.rank_agg or "sum")
-    ranked = [(v, (k, v, n)) for k, v, n, _ in rows if v is not None]
+    ranked = [(v, (k, v, n, cited)) for k, v, n, _, cited in rows if v is not None]
     ranked.sort(key=lambda kv: kv[0], reverse=not query.ascending)
     picked = _top_with_ties(ranked, limit)
     result.ties = len(picked) > limit
-    keys = {k for _, (k, _, _) in picked}
-    cited = _group_citations(query, runner, table, where, params, keys)
-    result.groups = [(k, v, n, cited.get(k, [])) for _, (k, v, n) in picked]
-    result.cited = [r for _, (k, _, _) in picked for r in cited.get(k, [])][:CITED_ROWS]
+    result.groups = [group for _, group in picked]
+    result.cited = [r for _, (_, _, _, cited) in picked for r in cited][:CITED_ROWS]
 
 
 def _top_with_ties(ranked: list[tuple[Any, Any]], limit: int) -> list[tuple[Any, Any]]:

@@ -171,7 +171,7 @@ def table_result(result: TableResult, route: str, zh: bool) -> HandlerResult:
     elif q.op == "list":
         lines.append(f"共 {len(result.groups)} 个不同的值：" if zh else f"{len(result.groups)} distinct values:")
         for key, _, n, _ in result.groups:
-            lines.append(f"- {key}（{n} 行）" if zh else f"- {key} ({n} rows)")
+            lines.append(f"- {key}（{n:,} 行）" if zh else f"- {key} ({n:,} rows)")
             items.append(HandlerItem(value=key, kind="value", extra={"rows": n},
                                      citations=[_citation(q, [], n)]))
         data["values"] = [k for k, *_ in result.groups]
@@ -185,7 +185,7 @@ def table_result(result: TableResult, route: str, zh: bool) -> HandlerResult:
     else:
         for key, value, n, cited in result.groups:
             grouped, plain = _number(value)
-            lines.append(f"- {key}: {grouped}（{n} 行）" if zh else f"- {key}: {grouped} ({n} rows)")
+            lines.append(f"- {key}: {grouped}（{n:,} 行）" if zh else f"- {key}: {grouped} ({n:,} rows)")
             items.append(HandlerItem(value=key, normalized=plain, kind=q.op, extra={"rows": n},
                                      citations=[_citation(q, cited, n)]))
         data["groups"] = {k: _number(v)[1] for k, v, _, _ in result.groups}

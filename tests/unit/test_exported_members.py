@@ -12,6 +12,8 @@ EXPORTS = {
     "officeqa.embeddings": {"BACKENDS", "Embedder", "HashEmbedder", "ProgressCallback", "create_embedder",
                             "normalise_rows"},
     "retrieval.handlers": {"Citation", "HandlerItem", "HandlerResult", "run_route"},
+    "retrieval.tables": {"TABLE_ROUTES", "Filter", "QuestionPlan", "Refusal", "TableQuery", "answer_for_route",
+                         "answer_table_question", "plan_question"},
     "retrieval.rules": {"HANDLER_ROUTES", "Arbitration", "MatchContext", "Rule", "RuleEvaluation", "RuleFile",
                         "RuleMatcher", "UnsafeRegex", "arbitrate", "check_regex", "load_rules", "normalize",
                         "parse_rules_text"},
