@@ -186,7 +186,15 @@ def _context(file_type: str | None, context: MatchContext | dict[str, Any] | Non
 
 @functools.lru_cache(maxsize=4)
 def _stage_embedder(backend: str) -> Embedder:
-    """One embedder per backend name for every router in the process (the model loads once)."""
+    """One embedder per backend name for every router in the process (the model loads once).
+
+    The bundled USE model runs single-threaded here: the stage embeds one short instruction at a
+    time, and on a busy two-core machine a two-thread pool spent ~300 ms per instruction waiting
+    for its threads against ~2 ms on one (bench/bench_l0.py)."""
+    if backend == "use":
+        from officeqa.embeddings.use import USEEmbedder
+
+        return USEEmbedder(threads=1)
     from officeqa.embeddings import create_embedder
 
     return create_embedder(EmbeddingSettings(backend=backend), OllamaSettings())

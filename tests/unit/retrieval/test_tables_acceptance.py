@@ -26,6 +26,7 @@ from retrieval.handlers.results import HandlerResult
 from retrieval.tables import answer_table_question
 
 REFUSE = "REFUSE"
+pytestmark = pytest.mark.slow  # writes and parses a 5,000-row workbook and eight more files
 
 
 @dataclass(frozen=True)

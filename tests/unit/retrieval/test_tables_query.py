@@ -121,3 +121,15 @@ def test_rows_are_cited_as_spreadsheet_rows(store: TableStore) -> None:
     cite = result.items[0].citations[0]
     assert cite.sheet == "订单" and cite.row_list == [5] and cite.rows == 1  # header on row 1, 华南 on row 5
     assert "rows 5" in cite.label()
+
+
+def test_answer_for_route_answers_table_routes_only_when_tables_are_stored(store: TableStore) -> None:
+    from retrieval.tables import answer_for_route
+
+    result = answer_for_route("table_aggregate", "区域为华南的订单金额合计", store, ["amb"])
+    assert result is not None and result.outcome == "exact" and result.route == "table_aggregate"
+    assert answer_for_route("retrieve_qa", "区域为华南的订单金额合计", store, ["amb"]) is None
+    assert answer_for_route("count", "有几行", store, ["other-doc"]) is None  # no stored table in scope
+    assert answer_for_route("count", "有几行", None, ["amb"]) is None
+    counted = answer_for_route("count", "表里有几行", store, ["amb"])
+    assert counted is not None and counted.data["value"] == str(len(ROWS))
