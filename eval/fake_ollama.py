@@ -6,6 +6,10 @@ are exercised exactly as against a real Ollama. Documented endpoints implemented
 POST /api/chat (streaming NDJSON and not), POST /api/show, GET /api/tags,
 POST /api/embed (deterministic vectors), GET /api/version.
 
+Two users: the test suite (``tests/fake_ollama.py`` re-exports it), and ``officeqa eval
+--generator fake``, which answers with :func:`eval.fake_model.grounded_reply` so the model
+path (assembly, [n] markers, citations) runs deterministically with no model installed.
+
 Every request body is recorded (``server.requests``) for assertions; replies to
 /api/chat come from a queue of :class:`Reply` (or ``reply_fn``), each able to delay,
 pause after its first piece until an event is set, or drop the connection.
@@ -23,6 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+__all__ = ["CREATED_AT", "DEFAULT_MODEL", "FakeOllama", "ModelSpec", "Reply"]
 
 DEFAULT_MODEL = "qwen2.5:7b-instruct"
 CREATED_AT = "2026-01-01T00:00:00Z"
@@ -58,11 +64,16 @@ class ModelSpec:
 class FakeOllama:
     """Start with :meth:`start`, point an ``ollama.Client`` at :attr:`url`, stop with :meth:`stop`."""
 
-    def __init__(self, models: dict[str, ModelSpec] | None = None, embed_dim: int = 16) -> None:
+    def __init__(
+        self,
+        models: dict[str, ModelSpec] | None = None,
+        embed_dim: int = 16,
+        reply_fn: Callable[[dict[str, Any]], Reply] | None = None,
+    ) -> None:
         self.models = models if models is not None else {DEFAULT_MODEL: ModelSpec()}
         self.embed_dim = embed_dim
         self.replies: list[Reply] = []
-        self.reply_fn: Callable[[dict[str, Any]], Reply] | None = None
+        self.reply_fn = reply_fn
         self.requests: list[tuple[str, str, dict[str, Any]]] = []
         self.finished = threading.Event()  # set when a streamed reply has been sent completely
         self._stop = threading.Event()
@@ -85,6 +96,12 @@ class FakeOllama:
         self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
+
+    def __enter__(self) -> FakeOllama:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
     def stop(self) -> None:
         self._stop.set()
