@@ -28,6 +28,16 @@ __all__ = ["Material", "grounded_reply", "grounded_text", "parse_prompt"]
 MIN_COVERAGE = 0.3  # share of the question's term weight a quoted sentence must cover
 SECOND_SHARE = 0.6  # a second sentence is quoted when it scores at least this share of the best
 PIECE_CHARS = 12  # streamed piece size
+MESSAGE_FRAMING_TOKENS = 4  # role markers around each chat message
+
+# Question words carry no topic: a model does not look for "多少" or "which" in its materials.
+_QUESTION_WORDS = frozenset({
+    "什么", "哪个", "哪些", "哪里", "哪天", "多少", "多长", "几", "怎么", "怎样", "如何", "如果", "是否", "为什么",
+    "这份", "这个", "那个", "最多", "最多能", "请问", "一下",
+    "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "many", "much", "is", "are", "was",
+    "were", "do", "does", "did", "the", "a", "an", "of", "to", "in", "on", "for", "and", "or", "with", "by", "from",
+    "at", "according", "me", "tell", "show", "give", "please", "about",
+})
 
 _ITEM = re.compile(r"^\[(\d+)\] (.*)$", re.MULTILINE)
 _QUESTION = re.compile(r"^(?:问题：|Question: )(.*)$", re.MULTILINE)
@@ -66,9 +76,11 @@ def parse_prompt(user: str) -> tuple[str, list[Material], str, str]:
 
 
 def _terms(text: str) -> set[str]:
+    """Topic terms: the product's BM25 terms less question words and lone Chinese characters ("去", "报")."""
     from officeqa.text_tokens import tokenize_for_bm25
 
-    return set(tokenize_for_bm25(text))
+    return {t for t in tokenize_for_bm25(text)
+            if t not in _QUESTION_WORDS and not (len(t) == 1 and "\u4e00" <= t <= "\u9fff")}
 
 
 def _units(material: Material) -> list[str]:
@@ -120,9 +132,17 @@ def rewrite_text(user: str) -> str:
 
 
 def grounded_reply(body: dict) -> Reply:
-    """A :class:`Reply` for one /api/chat request body, built from the prompt alone."""
+    """A :class:`Reply` for one /api/chat request body, built from the prompt alone.
+
+    Its ``prompt_eval_count`` is the prompt's size in the product's own tokenizer (plus a few
+    tokens of chat framing per message), as a model with that tokenizer would report it.
+    """
+    from officeqa.tokens import default_token_counter
+
     messages = body.get("messages") or []
     user = next((m.get("content", "") for m in reversed(messages) if m.get("role") == "user"), "")
     text = rewrite_text(user) if _FOLLOWUP.search(user) else grounded_text(user)
     pieces = [text[i : i + PIECE_CHARS] for i in range(0, len(text), PIECE_CHARS)] or [""]
-    return Reply(pieces=pieces)
+    count = default_token_counter().count
+    prompt_tokens = sum(count(str(m.get("content", ""))) + MESSAGE_FRAMING_TOKENS for m in messages)
+    return Reply(pieces=pieces, prompt_eval_count=prompt_tokens)
