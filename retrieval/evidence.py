@@ -41,6 +41,23 @@ class Evidence:
     row: int | None = None
     role: BlockRole = BlockRole.BODY
     author: str = ""
+    heading_path: list[str] | None = None
+
+
+def heading_path_of(document: ParsedDocument, block_index: int) -> list[str]:
+    """The headings above block ``block_index`` (outermost first): the section a quote sits in.
+
+    More precise than a chunk's heading path, which names the first section of a chunk that
+    merged several small ones.
+    """
+    path: list[tuple[int, str]] = []
+    for block in document.blocks[:block_index]:
+        if block.type is BlockType.HEADING and block.text.strip():
+            level = block.level or 1
+            while path and path[-1][0] >= level:
+                path.pop()
+            path.append((level, " ".join(block.text.split())))
+    return [title for _, title in path]
 
 
 def evidence_for(document: ParsedDocument, block_index: int | None, value: str, row: int | None = None,
@@ -50,7 +67,8 @@ def evidence_for(document: ParsedDocument, block_index: int | None, value: str, 
         return None
     block = document.blocks[block_index]
     where = {"page": block.page, "sheet": block.sheet, "slide": block.slide, "role": block.role,
-             "author": str(block.meta.get("author", "") or "")}
+             "author": str(block.meta.get("author", "") or ""),
+             "heading_path": heading_path_of(document, block_index)}
     if block.type is BlockType.TABLE:
         line = table_row_line(block, row)
         if line:
@@ -114,23 +132,48 @@ def find_chunk(
     return None
 
 
-class NonBodyIndex:
-    """Which sentences of a document are Word comments, speaker notes or footnotes (with authors)."""
+class QuoteLocator:
+    """Where a quoted sentence sits in a stored document: its block, section, page, and comment label.
+
+    Built once per document (block texts with whitespace removed) and reused across questions.
+    """
 
     def __init__(self, document: ParsedDocument) -> None:
-        self._blocks = [(squash(b.text), b.role, str(b.meta.get("author", "") or ""))
-                        for b in document.blocks if b.role in (BlockRole.COMMENT, BlockRole.NOTES, BlockRole.FOOTNOTE)
-                        and b.text.strip()]
+        self.document = document
+        self._texts = [squash(b.text) for b in document.blocks]
 
-    def label(self, sentence: str, language: str) -> str | None:
+    def block_of(self, sentence: str) -> int | None:
         target = squash(sentence)
         if not target:
             return None
-        for text, role, author in self._blocks:
+        for index, text in enumerate(self._texts):
             if target in text:
-                return role_label(role, author, language)
+                return index
         return None
 
+    def label(self, sentence: str, language: str) -> str | None:
+        """"批注（张三）" when the sentence is a comment (or notes, footnote), else None."""
+        index = self.block_of(sentence)
+        if index is None:
+            return None
+        block = self.document.blocks[index]
+        return role_label(block.role, str(block.meta.get("author", "") or ""), language) or None
 
-__all__ = ["Evidence", "NonBodyIndex", "evidence_for", "find_chunk", "role_label", "sentence_with", "squash",
-           "table_row_line"]
+    def refine(self, citation: Any) -> None:
+        """Set the citation's section and page from the block its quote comes from (when found)."""
+        first = citation.quote.split("…")[0] if citation.quote else ""
+        index = self.block_of(first)
+        if index is None:
+            return
+        block = self.document.blocks[index]
+        path = heading_path_of(self.document, index)
+        if path:
+            citation.heading_path = path
+        if block.page is not None:
+            citation.page, citation.page_end = block.page, None
+        if block.slide is not None:
+            citation.slide = block.slide
+
+
+__all__ = ["Evidence", "QuoteLocator", "evidence_for", "find_chunk", "heading_path_of", "role_label",
+           "sentence_with", "squash", "table_row_line"]

@@ -63,6 +63,13 @@ QUESTION_WORDS = frozenset(
     to for about according document documents file say says said tell me please there""".split()  # noqa: SIM905
 )
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+#: A short line without end punctuation that is numbered like a heading ("第三条 违约责任", "2.1 Scope").
+_HEADING_LINE = re.compile(
+    r"^(?:第[一二三四五六七八九十百零\d]{1,4}[章节条款部分篇]|[一二三四五六七八九十]{1,3}[、.．]|"
+    r"\d{1,2}(?:\.\d{1,2}){0,3}[、.．\s]|[（(][一二三四五六七八九十\d]{1,3}[）)]|chapter\s+\d|section\s+\d)",
+    re.IGNORECASE,
+)
+_END_PUNCT = tuple("。！？；：.!?;:")
 
 Weights = Callable[[str], float]
 LabelOf = Callable[[Material, str], str | None]
@@ -157,10 +164,15 @@ def _score(
         headings = heading_list(material.meta.get("heading_path"))
         heading_set = {_clean(h) for h in headings}
         heading_tokens = set(tokenize(" ".join(headings)))
+        outer_tokens = set(tokenize(" ".join(headings[:-1])))
         is_table = str(material.meta.get("kind", "")) in TABLE_KINDS
         after_question = False
         for si, raw in enumerate(split_sentences(material.text)):
             sentence = _clean(raw)
+            if looks_like_heading(sentence):
+                # a chunk that merged small sections: the sentences below this line belong to it
+                heading_tokens = outer_tokens | set(tokenize(sentence))
+                continue
             if len(sentence) < MIN_SENTENCE_CHARS or sentence in heading_set or sentence in seen:
                 continue
             if is_table and TABLE_HEADER_SEP in sentence:
@@ -194,6 +206,11 @@ def _score(
             out.append(_Candidate(score, coverage, mi, si, sentence))
             after_question = False
     return out
+
+
+def looks_like_heading(line: str) -> bool:
+    """A short, numbered line without end punctuation: a heading inside a chunk's text, never an answer."""
+    return len(line) <= 40 and not line.endswith(_END_PUNCT) and _HEADING_LINE.match(line) is not None
 
 
 def _chars_present(term: str, sentence: str) -> bool:

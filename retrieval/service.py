@@ -32,7 +32,7 @@ from officeqa.settings import Settings
 from prompts.assembler import Material
 from prompts.language import detect_language
 from retrieval.answering import Answer, AnswerEvent, AnswerPipeline, handler_material, notice_for
-from retrieval.evidence import NonBodyIndex
+from retrieval.evidence import QuoteLocator
 from retrieval.followup import Rewrite, Turn, rewrite_followup
 from retrieval.l0 import L0Router, RouteDecision, get_router, run_handler
 from retrieval.messages import text as message
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
 #: Handler routes answered from retrieval's top document when the question names none.
 RETRIEVED_SCOPE_DOCUMENTS = 1
-_NON_BODY_CACHE = 32
+_LOCATOR_CACHE = 32
 
 History = Sequence[Turn | Mapping[str, str]]
 
@@ -88,7 +88,7 @@ class QuestionService:
         self._catalog: dict[str, CatalogEntry] = {}
         self._catalog_marker: tuple[int, int] | None = None
         self._superseded: dict[str, str] = {}
-        self._non_body: OrderedDict[str, NonBodyIndex] = OrderedDict()
+        self._locators: OrderedDict[str, QuoteLocator] = OrderedDict()
 
     @classmethod
     def open(
@@ -263,17 +263,27 @@ class QuestionService:
     def _idf(self, term: str) -> float:
         return self.kb.bm25.idf(term)
 
-    def _label(self, material: Material, sentence: str, language: str) -> str | None:
-        doc_id = str(material.meta.get("doc_id", ""))
-        index = self._non_body.get(doc_id)
-        if index is None:
+    def _locator(self, doc_id: str) -> QuoteLocator | None:
+        locator = self._locators.get(doc_id)
+        if locator is None:
             parsed = self.kb.documents.get(doc_id) if doc_id else None
             if parsed is None:
                 return None
-            index = self._non_body[doc_id] = NonBodyIndex(parsed)
-            while len(self._non_body) > _NON_BODY_CACHE:
-                self._non_body.popitem(last=False)
-        return index.label(sentence, language)
+            locator = self._locators[doc_id] = QuoteLocator(parsed)
+            while len(self._locators) > _LOCATOR_CACHE:
+                self._locators.popitem(last=False)
+        return locator
+
+    def _label(self, material: Material, sentence: str, language: str) -> str | None:
+        locator = self._locator(str(material.meta.get("doc_id", "")))
+        return locator.label(sentence, language) if locator is not None else None
+
+    def _refine_citations(self, answer: Answer) -> None:
+        """Each quote's own section and page, from the stored document (a chunk may span several)."""
+        for citation in answer.citations:
+            locator = self._locator(citation.doc_id)
+            if locator is not None:
+                locator.refine(citation)
 
     def _scoped_search(self, query: str, mode: str, k: int, scope: Scope) -> list[SearchHit]:
         """Hybrid search inside the scope; hits of superseded versions give way to the newest version."""
@@ -331,6 +341,7 @@ class QuestionService:
             if scope.restricts:
                 answer.text = f"{answer.text}\n{self._based_on(scope, catalog, language)}"
             answer.metadata = {**base, **answer.metadata, "scope": scope.to_json(catalog)}
+            self._refine_citations(answer)
             self._final(answer, started)
             yield AnswerEvent("answer", answer=answer)
 
