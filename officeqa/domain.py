@@ -126,6 +126,8 @@ class ParsedDocument:
     page_count: int | None = None
     ocr_used: bool = False
     warnings: list[str] = field(default_factory=list)
+    # What the format says about the document as a whole (mail: subject, from, to, cc, date, attachments).
+    meta: dict[str, Any] = field(default_factory=dict)
 
 
 class ChunkKind(StrEnum):
