@@ -77,11 +77,36 @@ def test_chinese_word_documents_keep_clauses_and_table(name: str) -> None:
 @pytest.mark.parametrize(
     ("name", "sheets", "header", "row"),
     [
-        ("en_sales_workbook.xls", ["Sales 2023", "Staff"], ["Region", "Q1", "Q2", "Q3"], ["North", "120", "135", "150"]),
-        ("en_sales_workbook.ods", ["Sales 2023", "Staff"], ["Region", "Q1", "Q2", "Q3"], ["North", "120", "135", "150"]),
-        ("zh_budget_workbook.xls", ["预算表", "人员名单"], ["部门", "预算（万元）", "负责人"], ["研发中心", "350", "张伟"]),
-        ("zh_budget_workbook.et", ["预算表", "人员名单"], ["部门", "预算（万元）", "负责人"], ["研发中心", "350", "张伟"]),
-        ("zh_budget_workbook.ods", ["预算表", "人员名单"], ["部门", "预算（万元）", "负责人"], ["研发中心", "350", "张伟"]),
+        (
+            "en_sales_workbook.xls",
+            ["Sales 2023", "Staff"],
+            ["Region", "Q1", "Q2", "Q3"],
+            ["North", "120", "135", "150"],
+        ),
+        (
+            "en_sales_workbook.ods",
+            ["Sales 2023", "Staff"],
+            ["Region", "Q1", "Q2", "Q3"],
+            ["North", "120", "135", "150"],
+        ),
+        (
+            "zh_budget_workbook.xls",
+            ["预算表", "人员名单"],
+            ["部门", "预算（万元）", "负责人"],
+            ["研发中心", "350", "张伟"],
+        ),
+        (
+            "zh_budget_workbook.et",
+            ["预算表", "人员名单"],
+            ["部门", "预算（万元）", "负责人"],
+            ["研发中心", "350", "张伟"],
+        ),
+        (
+            "zh_budget_workbook.ods",
+            ["预算表", "人员名单"],
+            ["部门", "预算（万元）", "负责人"],
+            ["研发中心", "350", "张伟"],
+        ),
     ],
 )
 def test_workbooks_give_sheets_and_typed_cells(name: str, sheets: list[str], header: list[str], row: list[str]) -> None:
@@ -200,7 +225,8 @@ def test_rtf_in_a_chinese_code_page_and_bullets() -> None:
     text = (
         r"{\rtf1\ansi\ansicpg936\deff0{\fonttbl{\f0\fnil\fcharset134 SimSun;}}"
         r"\pard \'b5\'da\'d2\'bb\'d5\'c2 \'d7\'dc\'d4\'f2\par"  # 第一章 总则
-        r"\pard \'b1\'be\'b0\'ec\'b7\'a8\'ca\'ca\'d3\'c3\'d3\'da\'c8\'ab\'b9\'ab\'cb\'be\'a1\'a3\par"  # 本办法适用于全公司。
+        # 本办法适用于全公司。
+        r"\pard \'b1\'be\'b0\'ec\'b7\'a8\'ca\'ca\'d3\'c3\'d3\'da\'c8\'ab\'b9\'ab\'cb\'be\'a1\'a3\par"
         r"\pard \u8226?\tab First point\par"
         r"\trowd\cellx1000\cellx2000 A\cell B\cell\row \trowd\cellx1000\cellx2000 1\cell 2\cell\row}"
     )
