@@ -10,6 +10,11 @@ antiword's DocBook costs about what its plain text does, and this module adds on
 lxml walk. LibreOffice would convert more faithfully but is a 300 MB install and seconds
 per file; python libraries that read .doc (textract, docx2txt) shell out to antiword too.
 
+antiword's DocBook writer gives up on some documents ("Impossible tag sequence": nested
+emphasis across a page break, as in the 872-page handbook); those are read again in its
+plain-text mode (``-w 0``: one line per paragraph, tables as ``|cell|cell|`` rows), with a
+warning that headings then come from wording only.
+
 Limits (antiword's): no page numbers (the binary format has none without layout), text
 boxes and comments are not read, and a heading whose style antiword does not recognise
 is a paragraph -- then promoted only by its wording ("第一章 …", "1.1 …") as everywhere.
@@ -27,6 +32,7 @@ import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from lxml import etree
 
@@ -36,7 +42,7 @@ from officeqa.domain import Block, BlockRole, BlockType, ParsedDocument
 from officeqa.errors import RefusalKind, UnreadableDocument
 from officeqa.settings import ParsingSettings
 
-__all__ = ["docbook_to_blocks", "parse_doc"]
+__all__ = ["docbook_to_blocks", "parse_doc", "plain_to_blocks"]
 
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=True, recover=True)
 _SECTIONS = {"chapter": 1, "preface": 1, "appendix": 1, "sect1": 2, "sect2": 3, "sect3": 4, "sect4": 5, "sect5": 6}
@@ -122,6 +128,38 @@ class _Walker:
         self.blocks.append(Block.table(rows[:n_head], rows[n_head:]))
 
 
+def plain_to_blocks(text: str) -> list[Block]:
+    """Blocks of antiword's plain-text output: ``|a |b |`` runs are tables, the rest goes through the text rules."""
+    from indexing.parsing.text import text_to_blocks
+
+    blocks: list[Block] = []
+    prose: list[str] = []
+    table: list[list[str]] = []
+
+    def flush_table() -> None:
+        if len(table) >= 2:
+            width = max(len(row) for row in table)
+            rows = [row + [""] * (width - len(row)) for row in table]
+            blocks.append(Block.table(rows[:1], rows[1:]))
+        elif table:
+            prose.append(" ".join(cell for cell in table[0] if cell))
+        table.clear()
+
+    for line in text.replace("\f", "\n").splitlines():
+        stripped = line.strip()
+        if len(stripped) > 1 and stripped.startswith("|") and stripped.endswith("|"):
+            if prose:
+                blocks.extend(text_to_blocks("\n".join(prose)))
+                prose.clear()
+            table.append([cell.strip() for cell in stripped[1:-1].split("|")])
+            continue
+        flush_table()
+        prose.append("" if stripped == "[pic]" else line)
+    flush_table()
+    blocks.extend(text_to_blocks("\n".join(prose)))
+    return blocks
+
+
 def docbook_to_blocks(xml: bytes) -> list[Block]:
     """Blocks of antiword's DocBook output (uncleaned); footnotes come last."""
     root = etree.fromstring(xml, parser=_PARSER)
@@ -147,6 +185,16 @@ def _file_for(path: Path, data: bytes, decrypted: bool) -> Iterator[tuple[str, t
         os.close(fd)
 
 
+def _antiword(path: Path, command: list[str], fds: tuple[int, ...], settings: ParsingSettings) -> Any:
+    try:
+        return subprocess.run(
+            command, capture_output=True, timeout=settings.timeout_s * _TIMEOUT_SHARE, pass_fds=fds, check=False
+        )
+    except subprocess.TimeoutExpired as exc:
+        message = f"antiword took longer than {exc.timeout:g} s"
+        raise UnreadableDocument(str(path), RefusalKind.TIMEOUT, message) from exc
+
+
 def parse_doc(path: Path, password: str | None, settings: ParsingSettings) -> ParsedDocument:
     """Parse a Word 97-2003 binary file (decrypted in memory when a password is given) into blocks."""
     antiword = shutil.which("antiword")
@@ -157,27 +205,24 @@ def parse_doc(path: Path, password: str | None, settings: ParsingSettings) -> Pa
             "Word 97-2003 (.doc) needs the antiword program (apt-get install antiword); or save the file as .docx",
         )
     data, decrypted = open_legacy(path, password, "doc")
+    warnings: list[str] = []
     with _file_for(path, data, decrypted) as (target, fds):
-        try:
-            proc = subprocess.run(
-                [antiword, "-x", "db", target],
-                capture_output=True,
-                timeout=settings.timeout_s * _TIMEOUT_SHARE,
-                pass_fds=fds,
-                check=False,
-            )
-        except subprocess.TimeoutExpired as exc:
-            raise UnreadableDocument(
-                str(path), RefusalKind.TIMEOUT, f"antiword took longer than {exc.timeout:g} s"
-            ) from exc
-    message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-    if proc.returncode != 0 or not proc.stdout.strip():
-        reason = message[0] if message else f"antiword exit code {proc.returncode}"
-        kind = RefusalKind.ENCRYPTED if "ncrypted" in reason else RefusalKind.CORRUPT
-        raise UnreadableDocument(str(path), kind, f"antiword cannot read it: {reason}")
-    blocks = docbook_to_blocks(proc.stdout)
+        proc = _antiword(path, [antiword, "-x", "db", target], fds, settings)
+        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        if proc.returncode == 0 and proc.stdout.strip():
+            blocks = docbook_to_blocks(proc.stdout)
+        else:
+            reason = message[0] if message else f"antiword exit code {proc.returncode}"
+            if "ncrypted" in reason:
+                raise UnreadableDocument(str(path), RefusalKind.ENCRYPTED, f"antiword cannot read it: {reason}")
+            proc = _antiword(path, [antiword, "-w", "0", target], fds, settings)
+            if proc.returncode != 0 or not proc.stdout.strip():
+                raise UnreadableDocument(str(path), RefusalKind.CORRUPT, f"antiword cannot read it: {reason}")
+            warnings.append(f"antiword's DocBook mode failed ({reason}); read as plain text (headings by wording)")
+            blocks = plain_to_blocks(proc.stdout.decode("utf-8", "replace"))
+            message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
     if not blocks and message:
         raise UnreadableDocument(str(path), RefusalKind.CORRUPT, f"antiword cannot read it: {message[0]}")
-    warnings = [f"antiword: {line}" for line in message[:3]]
+    warnings.extend(f"antiword: {line}" for line in message[:3])
     title = next((b.text for b in blocks if b.type is BlockType.HEADING), None)
     return ParsedDocument(path=str(path), file_type="doc", blocks=blocks, title=title, warnings=warnings)
