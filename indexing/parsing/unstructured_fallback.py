@@ -16,7 +16,9 @@ everything else with text -> paragraph; ``page_number`` -> page.
 
 Offline: unstructured sends a usage ping on import unless told not to; the documented
 opt-outs (``SCARF_NO_ANALYTICS``, ``DO_NOT_TRACK``) are set for this process before the
-import, so an air-gapped intranet never waits on a network call.
+import. unstructured 0.27 also classifies text with spaCy's ``en_core_web_sm`` and downloads
+that model on first use; without it (an offline machine) the file is refused as
+``unsupported`` with the command that installs the model, never left hanging.
 """
 
 from __future__ import annotations
@@ -104,11 +106,25 @@ def parse_with_unstructured(path: Path, password: str | None, settings: ParsingS
     except ImportError as exc:
         hint = f'needs the optional extra: pip install "officeqa[unstructured]" ({exc})'
         raise UnreadableDocument(str(path), RefusalKind.UNSUPPORTED, hint) from exc
+    from unstructured.partition.common import UnsupportedFileFormatError
+
     try:
         elements = partition(filename=str(path))
     except ImportError as exc:  # a partitioner's own dependency (pandoc ...) is missing
         raise UnreadableDocument(str(path), RefusalKind.UNSUPPORTED, f"unstructured cannot read it: {exc}") from exc
-    except (ValueError, RuntimeError, OSError, KeyError, IndexError, zipfile.BadZipFile, UnicodeError) as exc:
+    except UnsupportedFileFormatError as exc:  # the bytes are not the format the suffix names
+        raise UnreadableDocument(str(path), RefusalKind.CORRUPT, f"unstructured cannot read it: {exc}") from exc
+    except RuntimeError as exc:
+        if "spaCy model" not in str(exc):
+            raise UnreadableDocument(str(path), RefusalKind.CORRUPT, f"unstructured cannot read it: {exc}") from exc
+        # unstructured classifies text with spaCy's en_core_web_sm and downloads it on first use
+        raise UnreadableDocument(
+            str(path),
+            RefusalKind.UNSUPPORTED,
+            "unstructured needs the spaCy model en_core_web_sm and could not download it (offline); "
+            "install it where the product runs (python -m spacy download en_core_web_sm)",
+        ) from exc
+    except (ValueError, OSError, KeyError, IndexError, zipfile.BadZipFile, UnicodeError) as exc:
         raise UnreadableDocument(
             str(path), RefusalKind.CORRUPT, f"unstructured cannot read it: {type(exc).__name__}: {exc}"
         ) from exc

