@@ -157,6 +157,8 @@ class ParsedDocument:
     page_count: int | None = None
     ocr_used: bool = False
     warnings: list[str] = field(default_factory=list)
+    # What the format says about the document as a whole (mail: subject, from, to, cc, date, attachments).
+    meta: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for the stored form of a parsed document (questions read it, never the source file)."""
