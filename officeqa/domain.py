@@ -169,6 +169,7 @@ class ParsedDocument:
             "page_count": self.page_count,
             "ocr_used": self.ocr_used,
             "warnings": list(self.warnings),
+            "meta": dict(self.meta),
             "blocks": [block_to_dict(b) for b in self.blocks],
         }
 
@@ -182,6 +183,7 @@ class ParsedDocument:
             page_count=data.get("page_count"),
             ocr_used=bool(data.get("ocr_used", False)),
             warnings=list(data.get("warnings") or []),
+            meta=dict(data.get("meta") or {}),
         )
 
 
