@@ -4,8 +4,9 @@ Why: ``officeqa eval --generator fake`` must run the model path end to end (foll
 prompt assembly, streaming, ``[n]`` markers turned into citations) in CI, where no model runs,
 and give the same answer every time. It reads the product's own prompt templates:
 
-- a follow-up rewrite request ("追问：…" / "Follow-up question: …") is answered with the last
-  question of the history followed by the follow-up;
+- a follow-up rewrite request ("追问：…" / "Follow-up question: …") is answered with what the
+  product's own deterministic rewrite makes of the history's last question and the follow-up
+  (a real model rewrites better; the point is that the model's rewrite path runs);
 - a question-answering request is answered by quoting the material sentence (or table row, with
   its header) that covers the question's terms best, and a second one when it covers terms the
   first does not, each followed by its ``[n]`` marker; when no sentence covers enough of the
@@ -124,11 +125,13 @@ def grounded_text(user: str) -> str:
 
 
 def rewrite_text(user: str) -> str:
-    """The fake model's standalone question: the history's last question, then the follow-up."""
+    """The fake model's standalone question for a rewrite prompt (see the module docstring)."""
+    from retrieval.followup import rule_rewrite
+
     follow = _FOLLOWUP.search(user)
     previous = _HISTORY_Q.findall(user)
     followup = follow.group(1).strip() if follow else ""
-    return f"{previous[-1].strip()} {followup}".strip() if previous else followup
+    return rule_rewrite(followup, previous[-1].strip()) if previous and followup else followup
 
 
 def grounded_reply(body: dict) -> Reply:

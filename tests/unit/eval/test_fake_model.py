@@ -43,7 +43,9 @@ def test_it_says_the_templates_not_found_text_when_nothing_covers_the_question()
 
 
 def test_follow_up_rewrites_carry_the_previous_question() -> None:
-    user = "对话历史：\nQ: 合同总金额是多少？\nA: 1,286,000元\n\n追问：那第二期呢？\n\n请只输出改写后的完整问题"
-    assert rewrite_text(user) == "合同总金额是多少？ 那第二期呢？"
+    user = ("对话历史：\nQ: 2024年第一季度华东区销售额是多少？\nA: 92.84万元\n\n"
+            "追问：那第二季度呢？\n\n请只输出改写后的完整问题")
+    assert rewrite_text(user) == "2024年第二季度华东区销售额是多少？"
     reply = grounded_reply({"messages": [{"role": "system", "content": "s"}, {"role": "user", "content": user}]})
-    assert "".join(reply.pieces) == "合同总金额是多少？ 那第二期呢？"
+    assert "".join(reply.pieces) == "2024年第二季度华东区销售额是多少？"
+    assert reply.prompt_eval_count and reply.prompt_eval_count > 10
