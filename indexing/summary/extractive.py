@@ -6,8 +6,9 @@ once sentences are tokenized by jieba (``officeqa.text_tokens.tokenize_for_bm25`
 mode, stop words dropped). Two adjustments for office documents:
 
 * sentences holding numbers (amounts, percentages, dates) or named items (《文件名》,
-  “引号中的名称”, Capitalised Names, 公司/集团/银行…) get a higher prior in the ranking,
-  because an annual report's summary without its figures is useless;
+  “引号中的名称”, Capitalised Names, 公司/集团/银行…) get a higher prior — where the random
+  jump lands, and a factor on the final score, because a figure is rarely repeated by other
+  sentences (TextRank alone ranks it low) while a report's summary without its figures is useless;
 * the first pass takes the best sentence of every source (chunk, or child summary) that
   fits, so a document summary covers every chapter instead of quoting only the longest.
 
@@ -33,7 +34,7 @@ DAMPING = 0.85
 ITERATIONS = 50
 MIN_SENTENCE_CHARS = 4
 
-_NUMBER = re.compile(r"\d|[一二三四五六七八九十百千万亿]+(?:元|万|亿|%|个|家|项|人|年)")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?|[一二三四五六七八九十百千万亿]+(?:元|万|亿|%|个|家|项|人|年)")
 _NAMED = re.compile(r"《[^》]{1,40}》|“[^”]{1,30}”|\"[^\"]{1,30}\"|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+|[A-Z]{2,}|"
                     r"[\u4e00-\u9fff]{2,12}(?:公司|集团|银行|委员会|部门|中心|研究院|大学|协会|事务所)")
 _CJK_END = re.compile(r"[\u3000-\u303f\uff00-\uffef\u4e00-\u9fff]$")
@@ -80,9 +81,7 @@ def _rank(weights: np.ndarray, prior: np.ndarray) -> np.ndarray:
 
 
 def _prior(sentence: str, position: int) -> float:
-    weight = 1.0
-    if _NUMBER.search(sentence):
-        weight += 0.6
+    weight = 1.0 + 0.5 * min(3, len(_NUMBER.findall(sentence)))  # each figure counts, up to three
     if _NAMED.search(sentence):
         weight += 0.3
     return weight / (1.0 + 0.02 * position)  # a slight lead bias: openings state what a text is about
@@ -126,7 +125,7 @@ def textrank_summary(sources: Sequence[str], max_tokens: int, count: TokenCount,
         return cut_at_sentence_end(whole, lambda t: count(t) <= max_tokens)[0]
     tokens = [set(tokenize_for_bm25(s)) for s in sentences]
     prior = np.array([_prior(s, i) for i, s in enumerate(sentences)])
-    scores = _rank(_similarity(tokens), prior)
+    scores = _rank(_similarity(tokens), prior) * prior  # the prior also scales: a figure rarely repeats elsewhere
     order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
     costs = [count(s) + 1 for s in sentences]
     chosen: set[int] = set()

@@ -117,7 +117,8 @@ def summary_materials(
         for child in tree.children(node):
             picker.add(tree, child)
     exclude = {(t.doc_id, n.id) for t, n in named}
-    for tree, node in _related_nodes(question, trees, exclude, outline=not named)[:max_sections]:
+    named_words = " ".join(node.title for _, node in named)
+    for tree, node in _related_nodes(question, trees, exclude, named_words)[:max_sections]:
         picker.add(tree, node)
     materials = [m for m, _ in picker.chosen]
     return SummaryContext(
@@ -267,15 +268,21 @@ def _fold(text: str) -> str:
 
 
 def _related_nodes(question: str, trees: list[SummaryTree], exclude: set[tuple[str, str]],
-                   outline: bool) -> list[tuple[SummaryTree, SummaryNode]]:
-    """Non-root nodes ranked by the question's content words (BM25-like over title x2 + summary);
-    for a question with no content words, the top-level sections in document order when ``outline``
-    (a plain "总结一下"), else none (a named chapter and nothing more)."""
+                   named_words: str) -> list[tuple[SummaryTree, SummaryNode]]:
+    """Non-root nodes ranked by the question's content words (BM25-like over title x2 + summary).
+
+    The words that named a section ("公司治理" in "公司治理部分的要点") are not content words.
+    When no section is named and no content word matches (a plain "总结一下", or a question in
+    another language than the document), the top-level sections in document order: an outline.
+    """
     content = _QUESTION_REF.sub(" ", question)  # "第四章" names a section; it says nothing about content
-    terms = [t for t in dict.fromkeys(tokenize_for_bm25(content)) if t not in _GENERIC and len(t) > 1]
+    naming = set(tokenize_for_bm25(named_words)) if named_words else set()
+    terms = [t for t in dict.fromkeys(tokenize_for_bm25(content))
+             if t not in _GENERIC and t not in naming and len(t) > 1]
     candidates = [(t, n) for t in trees for n in t.nodes if n.parent is not None and (t.doc_id, n.id) not in exclude]
+    outline = [] if named_words else [(t, n) for t, n in candidates if n.level == 1]
     if not terms:
-        return [(t, n) for t, n in candidates if n.level == 1] if outline else []
+        return outline
     docs = [tokenize_for_bm25(f"{n.title} {n.title} {n.summary}") for _, n in candidates]
     frequency = {term: sum(1 for d in docs if term in d) for term in terms}
     scored = []
@@ -289,7 +296,7 @@ def _related_nodes(question: str, trees: list[SummaryTree], exclude: set[tuple[s
         if score > 0:
             scored.append((score - 0.01 * node.level, tree, node))  # ties: the broader section
     scored.sort(key=lambda item: -item[0])
-    return [(tree, node) for _, tree, node in scored]
+    return [(tree, node) for _, tree, node in scored] or outline
 
 
 # -- the no-model answer ---------------------------------------------------------------------------

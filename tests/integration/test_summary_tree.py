@@ -329,3 +329,69 @@ def test_without_a_server_the_tree_is_extractive_same_shape_and_answers_a_global
     upgraded = load_tree(online, path)
     assert upgraded.extractive_nodes == 0
     assert len(fake_ollama.chat_requests()) == model_nodes(upgraded)
+
+
+def _sections(n: int) -> list:
+    from indexing.summary import SourceChunk
+
+    return [SourceChunk(id=f"d-{i:05d}", text=f"第{i}节：营业收入{100 + i}亿元，同比增长{i % 9 + 1}%。",
+                        heading_path=[f"第{i}节"], tokens=30, page=i + 1) for i in range(n)]
+
+
+@pytest.mark.parametrize("concurrency", [1, 2])
+def test_model_calls_in_flight_never_exceed_the_concurrency(
+    tmp_path: Path, fake_ollama: FakeOllama, concurrency: int
+) -> None:
+    from indexing.summary import DocumentSource
+    from officeqa.generation import OllamaGenerator
+
+    summarising_server(fake_ollama)
+    answer = fake_ollama.reply_fn
+    lock = threading.Condition()
+    state = {"active": 0, "max": 0, "paired": False}
+
+    def tracking(body: dict) -> Reply:
+        with lock:
+            state["active"] += 1
+            state["max"] = max(state["max"], state["active"])
+            lock.notify_all()
+            if concurrency == 2 and not state["paired"]:  # hold the first call until a second one arrives
+                lock.wait_for(lambda: state["max"] >= 2, timeout=30)
+                state["paired"] = True
+        try:
+            return answer(body)
+        finally:
+            with lock:
+                state["active"] -= 1
+
+    fake_ollama.reply_fn = tracking
+    settings = make_settings(tmp_path / "data", fake_ollama.url)
+    source = DocumentSource(doc_id="d", path="/docs/d.docx", title="报告", language="zh", chunks=_sections(6))
+    generator = OllamaGenerator(settings.ollama)
+    with SummaryStore(summary_store_path(settings)) as store, SummaryBuilder(
+        settings, store, generator, concurrency=concurrency
+    ) as builder:
+        result = builder.build(source)
+    generator.close()
+    assert result.model_calls == 7  # six sections (leaves) and the document
+    assert state["max"] == concurrency
+
+
+def test_the_batch_lists_failures_goes_on_and_exits_non_zero(
+    tmp_path: Path, report, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = report
+    broken = path.parent / "损坏.docx"
+    broken.write_bytes(b"PK\x03\x04 not really a zip")
+    settings = make_settings(tmp_path / "data")
+    config = write_config(tmp_path / "officeqa.toml", settings)
+    out = tmp_path / "out"
+    code = run_cli(config, str(path.parent), str(tmp_path / "missing.pdf"), "--out", str(out), "--no-model")
+    captured = capsys.readouterr()
+    assert code == 4
+    assert len(list(out.glob("*.md"))) == 1
+    failures = captured.err.split("failures:\n", 1)[1].splitlines()
+    assert any("损坏.docx: cannot be indexed: corrupt" in line for line in failures)
+    assert any("missing.pdf: not found" in line for line in failures)
+    assert "1 of 3 documents have a tree" in captured.err
+    assert "model calls 0" in captured.err
