@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -49,7 +50,13 @@ def _sentences(text: str) -> list[str]:
     return out
 
 
-def _similarity(tokens: list[set[str]]) -> np.ndarray:
+@lru_cache(maxsize=32768)
+def _sentence_terms(sentence: str) -> frozenset[str]:
+    """A sentence's jieba terms, cached: a leaf's chosen sentences are ranked again by its parents."""
+    return frozenset(tokenize_for_bm25(sentence))
+
+
+def _similarity(tokens: list[frozenset[str]]) -> np.ndarray:
     """TextRank's edge weight: shared words over log lengths (Mihalcea & Tarau 2004)."""
     n = len(tokens)
     weights = np.zeros((n, n), dtype=np.float64)
@@ -123,7 +130,7 @@ def textrank_summary(sources: Sequence[str], max_tokens: int, count: TokenCount,
                 owner.append(index)
     if not sentences:
         return cut_at_sentence_end(whole, lambda t: count(t) <= max_tokens)[0]
-    tokens = [set(tokenize_for_bm25(s)) for s in sentences]
+    tokens = [_sentence_terms(s) for s in sentences]
     prior = np.array([_prior(s, i) for i, s in enumerate(sentences)])
     scores = _rank(_similarity(tokens), prior) * prior  # the prior also scales: a figure rarely repeats elsewhere
     order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
