@@ -53,12 +53,12 @@ class Progress:
     """Documents, nodes, model calls and an ETA on stderr: one rewritten line on a terminal, else a line
     every PROGRESS_INTERVAL_S seconds and one per finished document."""
 
-    def __init__(self, documents: int, nodes: int, concurrency: int, stream: TextIO = sys.stderr) -> None:
+    def __init__(self, documents: int, nodes: int, concurrency: int, stream: TextIO | None = None) -> None:
         self.documents = documents
         self.nodes_total = nodes
         self.concurrency = concurrency
-        self.stream = stream
-        self.tty = stream.isatty()
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
         self.document = 0
         self.path = ""
         self.nodes_before = 0  # nodes of documents already finished

@@ -107,6 +107,7 @@ def report(tmp_path: Path):
     return path, outline
 
 
+@pytest.mark.slow
 def test_tree_follows_the_heading_tree_of_a_40_page_report(tmp_path: Path, report, fake_ollama: FakeOllama) -> None:
     path, outline = report
     summarising_server(fake_ollama)
@@ -167,6 +168,7 @@ def test_tree_follows_the_heading_tree_of_a_40_page_report(tmp_path: Path, repor
     assert f"### {outline[3].title} (p. " in markdown
 
 
+@pytest.mark.slow
 def test_a_killed_batch_resumes_with_only_the_missing_model_calls(
     tmp_path: Path, report, fake_ollama: FakeOllama
 ) -> None:
@@ -209,6 +211,7 @@ def test_a_killed_batch_resumes_with_only_the_missing_model_calls(
     assert tree.extractive_nodes == 0
 
 
+@pytest.mark.slow
 def test_editing_one_section_rebuilds_only_its_branch(tmp_path: Path, report, fake_ollama: FakeOllama) -> None:
     path, outline = report
     summarising_server(fake_ollama)
@@ -242,6 +245,7 @@ def test_editing_one_section_rebuilds_only_its_branch(tmp_path: Path, report, fa
         assert [t.doc_id for t in store.trees()] == [after.doc_id]
 
 
+@pytest.mark.slow
 def test_model_failure_mid_document_falls_back_then_a_rerun_makes_only_the_missing_calls(
     tmp_path: Path, report, fake_ollama: FakeOllama
 ) -> None:
@@ -284,6 +288,7 @@ def test_model_failure_mid_document_falls_back_then_a_rerun_makes_only_the_missi
     assert len(fake_ollama.chat_requests()) == second.model_calls == model_nodes(second.tree) - fail_after
 
 
+@pytest.mark.slow
 def test_without_a_server_the_tree_is_extractive_same_shape_and_answers_a_global_question(
     tmp_path: Path, report, fake_ollama: FakeOllama, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -377,6 +382,7 @@ def test_model_calls_in_flight_never_exceed_the_concurrency(
     assert state["max"] == concurrency
 
 
+@pytest.mark.slow
 def test_the_batch_lists_failures_goes_on_and_exits_non_zero(
     tmp_path: Path, report, capsys: pytest.CaptureFixture[str]
 ) -> None:
