@@ -151,6 +151,17 @@ class BM25Index:
         return removed
 
     # ---- reads ------------------------------------------------------------------------------------
+    def idf(self, term: str) -> float:
+        """The term's inverse document frequency in the live collection (an unseen term gets the maximum).
+
+        Answers use it to weigh which question words a quoted sentence must cover: a rare
+        word ("违约金") matters more than a common one ("公司").
+        """
+        n_live = len(self._where)
+        term_id = self._vocab.get(term)
+        df = int(self._df[term_id]) if term_id is not None and term_id < len(self._df) else 0
+        return float(np.log1p((n_live - df + 0.5) / (df + 0.5)))
+
     def search(self, query: str, k: int, allowed_ids: set[str] | None = None) -> list[tuple[str, float]]:
         """Top ``k`` (id, score) with score > 0, best first; equal scores keep insertion order.
 

@@ -129,6 +129,14 @@ class Registry:
         return Registry._Tx(self._conn)
 
     # -- reads --------------------------------------------------------------------------
+    def change_marker(self) -> tuple[int, int]:
+        """Changes when any connection commits (``data_version``) or this one writes (``total_changes``).
+
+        Readers cache what they derive from the registry (the question service's catalog of
+        documents) and rebuild it only when this marker moves.
+        """
+        return int(self._conn.execute("PRAGMA data_version").fetchone()[0]), self._conn.total_changes
+
     def get(self, path: str) -> DocumentRecord | None:
         row = self._conn.execute("SELECT * FROM documents WHERE path = ?", (path,)).fetchone()
         return DocumentRecord(**dict(row)) if row else None

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from officeqa.errors import ConfigurationError
+from officeqa.locations import format_location
 from prompts.loader import QATemplate
 
 TokenCount = Callable[[str], int]
@@ -107,13 +108,8 @@ def source_label(
     heading_path: Sequence[str] = (),
 ) -> str:
     """"file · location · heading path" with the parts that exist (location: p. 3, p. 3-4, sheet X, slide 2)."""
-    parts = [document or "?"]
-    if page is not None:
-        parts.append(f"p. {page}" if page_end in (None, page) else f"p. {page}-{page_end}")
-    if sheet is not None:
-        parts.append(f"sheet {sheet}")
-    if slide is not None:
-        parts.append(f"slide {slide}")
+    location = format_location(page=page, page_end=page_end, sheet=sheet, slide=slide)
+    parts = [document or "?", *([location] if location else [])]
     if heading_path:
         parts.append(" > ".join(heading_path))
     return " · ".join(parts)

@@ -32,8 +32,10 @@ from retrieval.citations import (
     heading_list,
     resolve_markers,
 )
-from retrieval.extractive import default_tokenize, extractive_answer
+from retrieval.extractive import LabelOf, Weights, default_tokenize, extractive_answer
 from retrieval.followup import Rewrite, Turn, rewrite_followup
+from retrieval.messages import MESSAGES
+from retrieval.messages import text as message
 
 if TYPE_CHECKING:
     from officeqa.generation import GenerationError, OllamaGenerator
@@ -50,34 +52,6 @@ class HitLike(Protocol):
 
 
 Retrieve = Callable[[str, int], Sequence[HitLike]]
-
-NOTICES: dict[str, dict[str, str]] = {
-    "zh": {
-        "no_model": "未配置模型服务",
-        "unreachable": "无法连接模型服务",
-        "model_missing": "模型不可用（未下载或名称有误）",
-        "timeout": "模型服务响应超时",
-        "connection_dropped": "与模型服务的连接中断",
-        "empty_answer": "模型两次返回空回答",
-        "server_error": "模型服务出错",
-        "suffix": "，以下为从文档中直接摘录的最相关句子。",
-        "rule_suffix": "，以下为规则处理的结果（规则置信度较低，未经模型核对）。",
-        "no_hits": "没有检索到与问题相关的文档内容。",
-    },
-    "en": {
-        "no_model": "No model server is configured",
-        "unreachable": "The model server cannot be reached",
-        "model_missing": "The model is not available (not pulled, or a wrong name)",
-        "timeout": "The model server did not answer in time",
-        "connection_dropped": "The connection to the model server was dropped",
-        "empty_answer": "The model returned an empty answer twice",
-        "server_error": "The model server reported an error",
-        "suffix": "; below are the best-matching sentences quoted from the documents.",
-        "rule_suffix": "; below is the rule handler's result (low-confidence rule, not checked by a model).",
-        "no_hits": "No indexed content matches the question.",
-    },
-}
-
 
 @dataclass(slots=True)
 class Answer:
@@ -139,11 +113,10 @@ def material_from_hit(hit: HitLike, summary: str | None = None) -> Material:
 
 def notice_for(reason: str, language: str, detail: str = "", suffix: str = "suffix") -> str:
     """Why no model answered (``reason`` is a FailureKind value or "no_model") and what is shown instead."""
-    texts = NOTICES.get(language, NOTICES["en"])
-    head = texts.get(reason, texts["server_error"])
+    head = message(reason if reason in MESSAGES["en"] else "server_error", language)
     if detail:
         head += f"（{detail}）" if language == "zh" else f" ({detail})"
-    return head + texts[suffix]
+    return head + message(suffix, language)
 
 
 class AnswerPipeline:
@@ -158,12 +131,20 @@ class AnswerPipeline:
         count: TokenCount | None = None,
         tokenize: Tokenize | None = None,
         summary_of: Callable[[HitLike], str | None] | None = None,
+        weights: Weights | None = None,
+        label_of: LabelOf | None = None,
     ) -> None:
-        """``summary_of`` looks up a hit's summary-tree text; the assembler prefers it when chunks do not fit."""
+        """``summary_of`` looks up a hit's summary-tree text; the assembler prefers it when chunks do not fit.
+
+        ``weights`` (term -> idf) and ``label_of`` (material, sentence -> "批注（作者）" or None) shape
+        the extractive answer (see :mod:`retrieval.extractive`).
+        """
         self.settings = settings
         self.retrieve = retrieve
         self.generator = generator
         self.summary_of = summary_of
+        self.weights = weights
+        self.label_of = label_of
         self._count = count
         self._tokenize = tokenize
 
@@ -198,19 +179,24 @@ class AnswerPipeline:
         scope: str = "",
         extra: Sequence[Material] = (),
         streaming: bool = True,
+        rewrite: Rewrite | None = None,
+        probed: tuple[GenerationError | _NoModel | None] | None = None,
     ) -> Iterator[AnswerEvent]:
         """Yield ``delta`` events while the model writes, then one ``answer`` event.
 
-        ``extra`` materials (e.g. an L0 handler's result) go before the retrieved ones.
+        ``extra`` materials (e.g. an L0 handler's result) go before the retrieved ones. A caller
+        that already rewrote the question and probed the model passes ``rewrite`` and
+        ``probed=(failure_or_None,)`` so neither happens twice.
         """
         started = time.monotonic()
         timings: dict[str, float] = {}
         language = detect_language(question)
-        failure = self._probe()
+        failure = self.probe() if probed is None else probed[0]
         timings["probe_s"] = time.monotonic() - started
 
         mark = time.monotonic()
-        rewrite = rewrite_followup(question, history, self.generator if failure is None else None)
+        if rewrite is None:
+            rewrite = rewrite_followup(question, history, self.generator if failure is None else None)
         timings["rewrite_s"] = time.monotonic() - mark
 
         mark = time.monotonic()
@@ -225,7 +211,7 @@ class AnswerPipeline:
         }
 
         if not materials:
-            text = NOTICES.get(language, NOTICES["en"])["no_hits"]
+            text = message("no_hits", language)
             yield self._final(Answer(text, [], "extractive", question, rewrite.standalone, language, None, metadata),
                               started)
             return
@@ -239,7 +225,8 @@ class AnswerPipeline:
 
     # -- steps --------------------------------------------------------------------------------
 
-    def _probe(self) -> GenerationError | _NoModel | None:
+    def probe(self) -> GenerationError | _NoModel | None:
+        """None when the model can answer, else why not (checked once per question, with a short timeout)."""
         if self.generator is None:
             return _NoModel()
         from officeqa.generation import GenerationError
@@ -330,7 +317,9 @@ class AnswerPipeline:
         started: float,
     ) -> AnswerEvent:
         mark = time.monotonic()
-        extractive = extractive_answer(rewrite.standalone, materials, language=language, tokenize=self.tokenize)
+        extractive = extractive_answer(rewrite.standalone, materials, language=language, tokenize=self.tokenize,
+                                       weights=self.weights, label_of=self.label_of)
+        metadata["extractive"] = {"found": extractive.found, "coverage": extractive.coverage}
         metadata["timings"]["extractive_s"] = time.monotonic() - mark
         reason = failure.reason
         metadata["failure"] = {"kind": reason, "message": str(failure)}

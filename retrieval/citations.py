@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
+from officeqa.locations import format_location
 from prompts.assembler import split_sentences
 
 Tokenize = Callable[[str], list[str]]
@@ -39,6 +40,8 @@ class Citation:
     slide: int | None = None
     quote: str = ""
     referenced: bool = True
+    row: int | None = None  # the spreadsheet row (or 1-based table row) a table quote comes from
+    label_note: str = ""  # e.g. "批注（张三）" when the quote is a Word comment or speaker notes
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -51,21 +54,19 @@ class Citation:
             "quote": self.quote,
             "referenced": self.referenced,
         }
-        for key in ("page", "page_end", "sheet", "slide"):
+        for key in ("page", "page_end", "sheet", "slide", "row"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
+        if self.label_note:
+            out["label"] = self.label_note
         return out
 
     def label(self) -> str:
         """"[n] file · location · heading path", as shown under an answer."""
-        parts = [f"[{self.n}] {self.document}"]
-        if self.page is not None:
-            parts.append(f"p. {self.page}" if self.page_end in (None, self.page) else f"p. {self.page}-{self.page_end}")
-        if self.sheet is not None:
-            parts.append(f"sheet {self.sheet}")
-        if self.slide is not None:
-            parts.append(f"slide {self.slide}")
+        location = format_location(page=self.page, page_end=self.page_end, sheet=self.sheet, slide=self.slide,
+                                   row=self.row)
+        parts = [f"[{self.n}] {self.document}", *([location] if location else [])]
         if self.heading_path:
             parts.append(" > ".join(self.heading_path))
         return " · ".join(parts)

@@ -1,29 +1,29 @@
 """``officeqa ask "QUESTION" [--doc PATH] [--stream] [--json]``: answer a question with citations.
 
-L0 routing runs first: a confident deterministic rule (extract phones, sum a column,
-list an outline, ...) answers from the parsed documents with no model. Otherwise the
-question goes through retrieval and the model, or — when no model can answer — an
-extractive answer with a notice. Documents in scope: the ``--doc`` files, else the
-files of the top retrieved chunks.
+A thin shell over :class:`retrieval.service.QuestionService` (the same path the HTTP server and
+the eval harness use): it parses arguments, iterates the service's events and prints them.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
+from officeqa.errors import ConfigurationError, RefusalKind, UnreadableDocument
 from officeqa.settings import Settings
 from server.cli.output import print_json_line, report_unreadable
-
-SCOPE_DOCUMENTS = 3
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("ask", help="Answer a question from the knowledge base, with citations.")
     p.add_argument("question", help="The question.")
     p.add_argument("--doc", action="append", default=[], metavar="PATH",
-                   help="A document the question is about (repeatable); rule handlers read it directly.")
+                   help="A document (indexed path, file name or doc id) the question is about (repeatable).")
+    p.add_argument("--history", metavar="FILE",
+                   help='Earlier turns as JSON: [{"role": "user"|"assistant", "content": "..."}, ...].')
     p.add_argument("--stream", action="store_true", help="Print the model's answer as it is written.")
     p.add_argument("--json", action="store_true", help="One JSON object (with --stream: delta lines, then it).")
     p.add_argument("--mode", choices=["bm25", "dense", "hybrid"], default="hybrid", help="Retriever (default hybrid).")
@@ -32,76 +32,54 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from indexing.knowledge_base import KnowledgeBase
-    from officeqa.errors import UnreadableDocument
-    from officeqa.generation import OllamaGenerator
-    from retrieval.answering import AnswerPipeline, handler_material, notice_for, rule_answer
-    from retrieval.search import search
+    from retrieval.service import QuestionService
 
-    with KnowledgeBase.open(settings) as kb:
-        def retrieve(query: str, k: int):
-            return search(kb, query, args.mode, k)
-
-        try:
-            decision, documents = _route(args, settings, retrieve)
-        except UnreadableDocument as exc:
-            return report_unreadable(exc, args.json)
-        extra, rule_fallback = [], None
-        if decision.mode in ("answer", "handler_then_model") and documents:
-            from retrieval.l0 import run_handler
-
-            result = run_handler(decision, documents)
-            rule_fallback = rule_answer(args.question, decision, result)
-            if decision.mode == "answer":
-                _print_answer(rule_fallback, args.json)
-                return 0
-            extra.append(handler_material(decision, result))
-
-        generator = None if args.no_model else OllamaGenerator(settings.ollama)
-        try:
-            pipeline = AnswerPipeline(settings, retrieve, generator)
-            scope = ", ".join(Path(p).name for p in args.doc)
-            streamed = False
-            for event in pipeline.stream(args.question, scope=scope, extra=extra, streaming=args.stream):
-                if event.kind == "delta":
-                    streamed = True
-                    if args.json:
-                        print_json_line({"delta": event.text})
-                    else:
-                        sys.stdout.write(event.text)
-                        sys.stdout.flush()
-                elif event.answer is not None:
-                    answer = event.answer
-                    if rule_fallback is not None and answer.mode == "extractive":
-                        # no model to weigh a low-confidence rule result: show it as it is, not quoted piecemeal
-                        failure = answer.metadata.get("failure") or {"kind": "no_model"}
-                        rule_fallback.notice = notice_for(failure["kind"], answer.language, suffix="rule_suffix")
-                        rule_fallback.metadata["failure"] = failure
-                        answer = rule_fallback
-                    if streamed and not args.json:
-                        sys.stdout.write("\n")
-                    _print_answer(answer, args.json, text_shown=streamed and answer.mode == "model")
-        finally:
-            if generator is not None:
-                generator.close()
+    history = _history(args.history)
+    documents = [str(Path(p).expanduser().resolve()) if Path(p).exists() else p for p in args.doc] or None
+    with QuestionService.open(settings, generator=None if args.no_model else "ollama") as service:
+        failed = _index_given_files(service, [Path(p) for p in documents or [] if Path(p).is_file()])
+        if failed is not None:
+            return report_unreadable(failed, args.json)
+        streamed = False
+        for event in service.answer(args.question, documents=documents, history=history, stream=args.stream,
+                                    mode=args.mode):
+            if event.kind == "delta":
+                streamed = True
+                if args.json:
+                    print_json_line({"delta": event.text})
+                else:
+                    sys.stdout.write(event.text)
+                    sys.stdout.flush()
+            elif event.answer is not None:
+                if streamed and not args.json:
+                    sys.stdout.write("\n")
+                _print_answer(event.answer, args.json, text_shown=streamed and event.answer.mode == "model")
     return 0
 
 
-def _route(args: argparse.Namespace, settings: Settings, retrieve):
-    """The L0 decision and the parsed documents in scope (parsed only when a handler route needs them)."""
-    from indexing.parsing import parse_file
-    from retrieval.l0 import route
+def _index_given_files(service: Any, files: list[Path]) -> UnreadableDocument | None:
+    """``--doc FILE`` not indexed yet (or changed) is indexed first: questions read stored documents only."""
+    if not files:
+        return None
+    report = service.kb.index_paths(files)
+    kinds = {k.value: k for k in RefusalKind}
+    for failure in report.failed:
+        record = service.kb.registry.get(failure.path)
+        if record is None or not service.kb.registry.is_indexed(record.doc_id):
+            return UnreadableDocument(failure.path, kinds.get(failure.kind, RefusalKind.CORRUPT), failure.message)
+    return None
 
-    paths = [Path(p) for p in args.doc]
-    file_type = paths[0].suffix.lstrip(".").lower() if len(paths) == 1 else None
-    documents = [parse_file(p, settings=settings.parsing) for p in paths]
-    columns = [c for d in documents for b in d.blocks if b.type.value == "table" for c in b.header] or None
-    decision = route(args.question, file_type=file_type, context={"columns": columns}, settings=settings)
-    if decision.mode == "retrieve" or documents:
-        return decision, documents
-    scope_paths = list(dict.fromkeys(str(h.metadata.get("path", "")) for h in retrieve(args.question, 10)))
-    documents = [parse_file(Path(p), settings=settings.parsing) for p in scope_paths[:SCOPE_DOCUMENTS] if p]
-    return decision, documents
+
+def _history(path: str | None) -> list[dict[str, Any]]:
+    if not path:
+        return []
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigurationError(f"--history {path}: cannot read a JSON list of messages ({exc})") from exc
+    if not isinstance(data, list) or not all(isinstance(m, dict) for m in data):
+        raise ConfigurationError(f'--history {path}: expected [{{"role": ..., "content": ...}}, ...]')
+    return data
 
 
 def _print_answer(answer, as_json: bool, text_shown: bool = False) -> None:
@@ -115,5 +93,6 @@ def _print_answer(answer, as_json: bool, text_shown: bool = False) -> None:
     if answer.citations:
         print()
         for citation in answer.citations:
-            quote = f"  “{citation.quote}”" if citation.quote else ""
+            note = f"{citation.label_note}：" if citation.label_note else ""
+            quote = f"  “{note}{citation.quote}”" if citation.quote else ""
             print(f"{citation.label()}{quote}")

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from officeqa.errors import UnreadableDocument
+from officeqa.locations import format_location
 
 EXIT_UNREADABLE = 3
 
@@ -25,13 +26,11 @@ def report_unreadable(exc: UnreadableDocument, as_json: bool) -> int:
 
 
 def where(item: Any) -> str:
-    """" @ page 3-4, sheet S, slide 2" for a block or chunk (empty when it has no provenance)."""
-    parts = []
-    if getattr(item, "page", None) is not None:
-        page_end = getattr(item, "page_end", None)
-        parts.append(f"page {item.page}" + (f"-{page_end}" if page_end else ""))
-    if getattr(item, "sheet", None) is not None:
-        parts.append(f"sheet {item.sheet}")
-    if getattr(item, "slide", None) is not None:
-        parts.append(f"slide {item.slide}")
-    return f" @ {', '.join(parts)}" if parts else ""
+    """" @ p. 3-4, sheet S, slide 2" for a block or chunk (empty when it has no provenance)."""
+    location = format_location(
+        page=getattr(item, "page", None),
+        page_end=getattr(item, "page_end", None),
+        sheet=getattr(item, "sheet", None),
+        slide=getattr(item, "slide", None),
+    )
+    return f" @ {location}" if location else ""

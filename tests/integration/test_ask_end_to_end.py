@@ -136,8 +136,10 @@ def test_cli_ask_deterministic_rule_answers_without_a_model(
     assert main(["--config", str(config), "ask", "提取文中所有的电话号码", "--doc", str(doc), "--json"]) == 0
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert out["mode"] == "rule"
-    assert [c["quote"] for c in out["citations"]] == ["13812345678", "021-65432100"]
-    assert all(c["document"] == "联系人.txt" for c in out["citations"])
+    # each value is quoted with the sentence around it, and points at the chunk holding that sentence
+    assert [c["quote"] for c in out["citations"]] == ["联系人：张三，电话 13812345678。", "李四的电话是 021-65432100。"]
+    assert all(c["document"] == "联系人.txt" and c["chunk_id"] for c in out["citations"])
+    assert out["metadata"]["scope"]["method"] == "explicit"
 
 
 def test_cli_ask_unreadable_doc_exits_3(data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

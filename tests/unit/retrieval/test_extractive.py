@@ -19,7 +19,7 @@ MATERIALS = [
 ]
 
 
-def test_best_sentences_with_citations_in_document_order() -> None:
+def test_best_sentences_with_citations_best_first() -> None:
     answer = extractive_answer("第一季度华东区销售额是多少？", MATERIALS, language="zh", max_sentences=2,
                                tokenize=tokenize_for_bm25)
     assert "- 第一季度华东区销售额为120万元。 [1]" in answer.text.splitlines()
@@ -37,10 +37,46 @@ def test_bigram_fallback_and_english_header() -> None:
     assert answer.citations[0].document == "hb.md"
 
 
-def test_no_overlap_quotes_the_top_material_and_no_materials_says_so() -> None:
-    answer = extractive_answer("完全无关的问题", [mat(0, "甲乙丙丁戊己。庚辛壬癸。")], tokenize=tokenize_for_bm25)
-    assert "甲乙丙丁戊己。 [1]" in answer.text
+def test_nothing_covering_the_question_says_not_found_plainly() -> None:
+    answer = extractive_answer("仲裁机构是哪家？", [mat(0, "甲乙丙丁戊己。庚辛壬癸。")], tokenize=tokenize_for_bm25)
+    assert answer.text.splitlines()[0] == "文档中未找到与问题相关的内容。"
+    assert not answer.found and answer.citations == []
+    english = extractive_answer("Which arbitration body is named?", [mat(0, "The office opens at 9.")],
+                                language="en", tokenize=tokenize_for_bm25)
+    assert english.text.startswith("Not found in the documents")
     assert extractive_answer("问题", []).citations == []
+
+
+def test_a_partly_covering_passage_is_shown_as_closest_not_as_the_answer() -> None:
+    answer = extractive_answer("合同的仲裁机构和违约金比例是什么？", [mat(0, "本合同违约金为合同总额的5%。")],
+                               tokenize=tokenize_for_bm25, weights=lambda t: {"仲裁": 5.0, "机构": 3.0}.get(t, 1.0))
+    lines = answer.text.splitlines()
+    assert lines[0] == "文档中未找到与问题相关的内容。" and lines[1].startswith("最接近的内容")
+    assert not answer.found
+
+
+def test_the_top_ranked_chunk_leads_and_headings_cover_their_clause() -> None:
+    top = Material(text="乙方应按日支付合同总额千分之一的违约金。", source="s0", score=2.0, chunk_id="c0",
+                   meta={"doc_id": "d", "path": "/d/合同.docx", "heading_path": "第十二条 违约责任"})
+    lower = Material(text="违约责任由双方协商确定，详见第十二条。", source="s1", score=1.0, chunk_id="c1",
+                     meta={"doc_id": "d", "path": "/d/合同.docx", "heading_path": "第一条 总则"})
+    answer = extractive_answer("违约责任是怎么约定的？", [top, lower], tokenize=tokenize_for_bm25, max_sentences=1)
+    assert answer.citations[0].chunk_id == "c0"
+
+
+def test_comments_are_shown_with_their_label() -> None:
+    comment = mat(0, "付款条款需法务复核。")
+    answer = extractive_answer("付款条款需要谁复核？", [comment], tokenize=tokenize_for_bm25,
+                               label_of=lambda m, s: "批注（张三）")
+    assert "- 批注（张三）：付款条款需法务复核。 [1]" in answer.text
+    assert answer.citations[0].to_json()["label"] == "批注（张三）"
+
+
+def test_cross_language_questions_quote_by_rank_with_a_note() -> None:
+    mats = [mat(0, "年假为每年十五天。"), mat(1, "The canteen opens at noon.", path="/d/en.md")]
+    answer = extractive_answer("How many days of annual leave?", mats, language="en", tokenize=tokenize_for_bm25)
+    assert "different languages" in answer.text
+    assert answer.citations[0].chunk_id == "c0"
 
 
 def test_a_table_chunk_is_answered_by_its_row_not_its_header_line() -> None:

@@ -1,0 +1,402 @@
+"""The one question path: every shell (CLI ``ask``, HTTP chat and OpenAI endpoints, eval harness,
+summary builder) answers through :class:`QuestionService`.
+
+Order of the steps, each in its own module:
+
+1. follow-up rewriting (``retrieval.followup``), with the model when one answers, else a rule;
+2. L0 routing (``retrieval.l0``) of the standalone question;
+3. scope (``retrieval.scope``): the documents given, else the documents the question names,
+   else the top retrieved ones; of two versions of one document the newest wins;
+4. a deterministic handler over the STORED parsed documents (``indexing.document_store``) —
+   questions never parse source files — rendered with quoted evidence (``retrieval.rule_answers``);
+   or hybrid retrieval inside the scope, prompt assembly and the model, or the extractive
+   fallback (``retrieval.answering``);
+5. citations and an account of the work (route, scope, retrieval, budget, timings) in the
+   answer's metadata.
+
+Long-lived resources (knowledge base, embedder, compiled rules, generator client) are built
+once and passed in; :meth:`QuestionService.open` builds them from settings for shells.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import PurePath
+from typing import TYPE_CHECKING, Any
+
+from indexing.profile import DocumentProfile, name_key
+from indexing.registry import INDEXED
+from officeqa.settings import Settings
+from prompts.assembler import Material
+from prompts.language import detect_language
+from retrieval.answering import Answer, AnswerEvent, AnswerPipeline, handler_material, notice_for
+from retrieval.evidence import QuoteLocator
+from retrieval.followup import Rewrite, Turn, rewrite_followup
+from retrieval.l0 import L0Router, RouteDecision, get_router, run_handler
+from retrieval.messages import text as message
+from retrieval.rule_answers import StoredDocument, render_rule_answer, stored_documents, table_columns
+from retrieval.rules.loader import HANDLER_ROUTES
+from retrieval.scope import CatalogEntry, Scope, newest_versions, resolve_explicit, resolve_named
+from retrieval.search import SearchHit, search
+
+if TYPE_CHECKING:
+    from indexing.knowledge_base import KnowledgeBase
+    from officeqa.embeddings import Embedder
+    from officeqa.generation import OllamaGenerator
+
+#: Handler routes answered from retrieval's top document when the question names none.
+RETRIEVED_SCOPE_DOCUMENTS = 1
+_LOCATOR_CACHE = 32
+
+History = Sequence[Turn | Mapping[str, str]]
+
+
+def to_turns(history: History) -> list[Turn]:
+    """Chat history as turns: ``Turn`` objects, or ``{"role": "user"|"assistant", "content"}`` messages."""
+    turns: list[Turn] = []
+    for item in history:
+        if isinstance(item, Turn):
+            turns.append(item)
+            continue
+        role, content = str(item.get("role", "")), str(item.get("content", ""))
+        if role == "user":
+            turns.append(Turn(question=content))
+        elif role == "assistant" and turns and not turns[-1].answer:
+            turns[-1].answer = content
+    return turns
+
+
+class QuestionService:
+    """Answers questions over one knowledge base; build once, call :meth:`answer` many times."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        kb: KnowledgeBase,
+        generator: OllamaGenerator | None = None,
+        *,
+        router: L0Router | None = None,
+        owns_resources: bool = False,
+    ) -> None:
+        self.settings = settings
+        self.kb = kb
+        self.generator = generator
+        self.router = router or get_router(settings)
+        self._owns = owns_resources
+        self._catalog: dict[str, CatalogEntry] = {}
+        self._catalog_marker: tuple[int, int] | None = None
+        self._superseded: dict[str, str] = {}
+        self._locators: OrderedDict[str, QuoteLocator] = OrderedDict()
+
+    @classmethod
+    def open(
+        cls, settings: Settings, *, generator: OllamaGenerator | str | None = "ollama", embedder: Embedder | None = None
+    ) -> QuestionService:
+        """A service over the knowledge base ``settings`` name; ``generator="ollama"`` talks to settings.ollama,
+        ``None`` never calls a model (extractive answers). Use as a context manager or call :meth:`close`."""
+        from indexing.knowledge_base import KnowledgeBase
+
+        kb = KnowledgeBase.open(settings, embedder)
+        if generator == "ollama":
+            from officeqa.generation import OllamaGenerator
+
+            generator = OllamaGenerator(settings.ollama)
+        return cls(settings, kb, generator if not isinstance(generator, str) else None, owns_resources=True)
+
+    def close(self) -> None:
+        if self._owns:
+            if self.generator is not None:
+                self.generator.close()
+            self.kb.close()
+
+    def __enter__(self) -> QuestionService:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the entry point -------------------------------------------------------------------------
+    def ask(self, question: str, **kwargs: Any) -> Answer:
+        """The whole answer at once (see :meth:`answer` for the arguments)."""
+        for event in self.answer(question, stream=False, **kwargs):
+            if event.answer is not None:
+                return event.answer
+        raise AssertionError("the service always ends with an answer")  # pragma: no cover
+
+    def answer(
+        self,
+        question: str,
+        *,
+        documents: Sequence[str] | None = None,
+        history: History = (),
+        stream: bool = False,
+        mode: str = "hybrid",
+    ) -> Iterator[AnswerEvent]:
+        """Yield ``delta`` events while a model writes (``stream=True``), then one ``answer`` event.
+
+        ``documents``: paths or doc ids the question is about (else the question's own words
+        and retrieval decide); ``history``: earlier turns for follow-up questions.
+        """
+        started = time.monotonic()
+        language = detect_language(question)
+        failure = AnswerPipeline(self.settings, _no_retrieval, self.generator).probe()
+        turns = to_turns(history)
+        rewrite = rewrite_followup(question, turns, self.generator if failure is None else None)
+        standalone = rewrite.standalone
+        catalog = self.catalog()
+        scope = self._scope(standalone, documents, catalog)
+        stored = self._stored(scope.doc_ids, catalog) if scope.doc_ids else ([], [])
+        decision = self._route(standalone, scope, stored[0], catalog)
+        base = {
+            "route": decision.to_json(),
+            "rewrite": {"standalone": standalone, "method": rewrite.method},
+        }
+        extra: list[Material] = []
+        rule_fallback: Answer | None = None
+        if decision.mode in ("answer", "handler_then_model") and decision.route in HANDLER_ROUTES:
+            if scope.method == "retrieved":
+                scope = self._retrieved_scope(standalone, mode, catalog)
+                stored = self._stored(scope.doc_ids, catalog)
+            rule = self._rule_answer(question, rewrite, language, decision, scope, stored, catalog, base, started)
+            if decision.mode == "answer" or rule.metadata.get("handler", {}).get("items") == []:
+                yield AnswerEvent("answer", answer=rule)
+                return
+            rule_fallback = rule
+            extra.append(handler_material(decision, _handler_result(rule)))
+        yield from self._retrieval_answer(
+            question, turns, rewrite, failure, scope, catalog, extra, rule_fallback, base, stream, mode,
+            language, started,
+        )
+
+    # -- catalog and scope -------------------------------------------------------------------------
+    def catalog(self) -> dict[str, CatalogEntry]:
+        """Indexed documents with their profiles (cached until the registry changes)."""
+        marker = self.kb.registry.change_marker()
+        if marker != self._catalog_marker:
+            records = [r for r in self.kb.registry.documents(statuses=[INDEXED])]
+            profiles = self.kb.documents.profiles()
+            catalog: dict[str, CatalogEntry] = {}
+            for record in records:
+                if record.doc_id in catalog:
+                    continue
+                profile = profiles.get(record.doc_id) or _bare_profile(record.doc_id, record.path)
+                catalog[record.doc_id] = CatalogEntry(record.doc_id, record.path, profile, record.mtime)
+            self._catalog = catalog
+            self._superseded = newest_versions(list(catalog), catalog)[1]
+            self._catalog_marker = marker
+        return self._catalog
+
+    def _scope(self, question: str, documents: Sequence[str] | None, catalog: Mapping[str, CatalogEntry]) -> Scope:
+        if documents:
+            scope = resolve_explicit(documents, catalog)
+            kept, superseded = newest_versions(scope.doc_ids, catalog)
+            scope.doc_ids, scope.superseded = kept, superseded
+            return scope
+        return resolve_named(question, catalog) or Scope("retrieved")
+
+    def _retrieved_scope(self, question: str, mode: str, catalog: Mapping[str, CatalogEntry]) -> Scope:
+        """For a handler route with no named document: the top retrieved document(s), newest versions."""
+        hits = search(self.kb, question, mode, 10) if catalog else []
+        ranked = list(dict.fromkeys(h.doc_id for h in hits if h.doc_id in catalog))
+        ranked = [self._superseded.get(d, d) for d in ranked]
+        ranked = list(dict.fromkeys(ranked))[:RETRIEVED_SCOPE_DOCUMENTS]
+        return Scope("retrieved", ranked)
+
+    def _stored(self, doc_ids: Sequence[str], catalog: Mapping[str, CatalogEntry]) -> tuple[list[StoredDocument],
+                                                                                         list[str]]:
+        paths = {d: catalog[d].path for d in doc_ids if d in catalog}
+        return stored_documents(doc_ids, paths, self.kb.documents.get)
+
+    def _route(self, question: str, scope: Scope, documents: Sequence[StoredDocument],
+               catalog: Mapping[str, CatalogEntry]) -> RouteDecision:
+        file_type = None
+        if len(scope.doc_ids) == 1 and scope.doc_ids[0] in catalog:
+            file_type = PurePath(catalog[scope.doc_ids[0]].path).suffix.lstrip(".").lower() or None
+        columns = table_columns(documents) or None
+        return self.router.route(question, file_type=file_type, context={"columns": columns})
+
+    # -- handler answers ---------------------------------------------------------------------------
+    def _rule_answer(
+        self,
+        question: str,
+        rewrite: Rewrite,
+        language: str,
+        decision: RouteDecision,
+        scope: Scope,
+        stored: tuple[list[StoredDocument], list[str]],
+        catalog: Mapping[str, CatalogEntry],
+        base: dict[str, Any],
+        started: float,
+    ) -> Answer:
+        documents, missing = stored
+        lines = self._scope_notes(scope, catalog, language)
+        for doc_id in missing:
+            lines.append(message("not_stored", language, document=_name(doc_id, catalog)))
+        if not documents:
+            text = "\n".join([*lines, message("no_documents", language)]) if not missing else "\n".join(lines)
+            return self._final(Answer(text, [], "rule", question, rewrite.standalone, language, None,
+                                      {**base, "scope": scope.to_json(catalog), "handler": {"items": []}}), started)
+        result = run_handler(decision, [d.parsed for d in documents])
+        body, citations = render_rule_answer(result, documents, self._chunk_texts, language)
+        text = "\n".join([*lines, body, self._based_on(scope, catalog, language)]).strip()
+        metadata = {**base, "scope": scope.to_json(catalog), "handler": result.to_json()}
+        return self._final(Answer(text, citations, "rule", question, rewrite.standalone, language, None, metadata),
+                           started)
+
+    def _chunk_texts(self, doc_id: str) -> list[tuple[str, str, dict[str, Any]]]:
+        ids = self.kb.registry.chunk_ids(doc_id)
+        stored = self.kb.fetch(ids) if ids else {}
+        return [(cid, *stored[cid]) for cid in ids if cid in stored]
+
+    # -- retrieval answers -------------------------------------------------------------------------
+    def _pipeline(self, mode: str, language: str, scope: Scope) -> AnswerPipeline:
+        """A pipeline whose retrieval stays inside this question's scope (built per question: no shared state)."""
+
+        def retrieve(query: str, k: int) -> list[SearchHit]:
+            return self._scoped_search(query, mode, k, scope)
+
+        return AnswerPipeline(self.settings, retrieve, self.generator, weights=self._idf,
+                              label_of=lambda material, sentence: self._label(material, sentence, language))
+
+    def _idf(self, term: str) -> float:
+        return self.kb.bm25.idf(term)
+
+    def _locator(self, doc_id: str) -> QuoteLocator | None:
+        locator = self._locators.get(doc_id)
+        if locator is None:
+            parsed = self.kb.documents.get(doc_id) if doc_id else None
+            if parsed is None:
+                return None
+            locator = self._locators[doc_id] = QuoteLocator(parsed)
+            while len(self._locators) > _LOCATOR_CACHE:
+                self._locators.popitem(last=False)
+        return locator
+
+    def _label(self, material: Material, sentence: str, language: str) -> str | None:
+        locator = self._locator(str(material.meta.get("doc_id", "")))
+        return locator.label(sentence, language) if locator is not None else None
+
+    def _refine_citations(self, answer: Answer) -> None:
+        """Each quote's own section and page, from the stored document (a chunk may span several)."""
+        for citation in answer.citations:
+            locator = self._locator(citation.doc_id)
+            if locator is not None:
+                locator.refine(citation)
+
+    def _scoped_search(self, query: str, mode: str, k: int, scope: Scope) -> list[SearchHit]:
+        """Hybrid search inside the scope; hits of superseded versions give way to the newest version."""
+        if scope.restricts and not scope.doc_ids:
+            return []
+        filters = {"doc_id": {"$in": list(scope.doc_ids)}} if scope.restricts else None
+        hits = search(self.kb, query, mode, k, filters)
+        if scope.restricts or not self._superseded:
+            return hits
+        old = [h for h in hits if h.doc_id in self._superseded]
+        if not old:
+            return hits
+        newer = sorted({self._superseded[h.doc_id] for h in old})
+        for h in old:
+            scope.superseded.setdefault(h.doc_id, self._superseded[h.doc_id])
+        replacement = search(self.kb, query, mode, k, {"doc_id": {"$in": newer}})
+        kept = [h for h in hits if h.doc_id not in self._superseded]
+        merged = sorted([*kept, *replacement], key=lambda h: -h.score)
+        return list({h.chunk_id: h for h in merged}.values())[:k]
+
+    def _retrieval_answer(
+        self,
+        question: str,
+        turns: list[Turn],
+        rewrite: Rewrite,
+        failure: Any,
+        scope: Scope,
+        catalog: Mapping[str, CatalogEntry],
+        extra: list[Material],
+        rule_fallback: Answer | None,
+        base: dict[str, Any],
+        stream: bool,
+        mode: str,
+        language: str,
+        started: float,
+    ) -> Iterator[AnswerEvent]:
+        pipeline = self._pipeline(mode, language, scope)
+        background = "、".join(_name(d, catalog) for d in scope.doc_ids) if scope.restricts else ""
+        for event in pipeline.stream(question, turns, scope=background, extra=extra, streaming=stream,
+                                     rewrite=rewrite, probed=(failure,)):
+            if event.answer is None:
+                yield event
+                continue
+            answer = event.answer
+            if rule_fallback is not None and answer.mode == "extractive":
+                # No model to weigh a low-confidence rule result: show it as it is, with a notice.
+                kind = (answer.metadata.get("failure") or {"kind": "no_model"})["kind"]
+                rule_fallback.notice = notice_for(kind, language, suffix="rule_suffix")
+                rule_fallback.metadata["failure"] = answer.metadata.get("failure") or {"kind": "no_model"}
+                yield AnswerEvent("answer", answer=rule_fallback)
+                return
+            notes = self._scope_notes(scope, catalog, language)
+            if notes:
+                answer.text = "\n".join([*notes, answer.text])
+            if scope.restricts:
+                answer.text = f"{answer.text}\n{self._based_on(scope, catalog, language)}"
+            answer.metadata = {**base, **answer.metadata, "scope": scope.to_json(catalog)}
+            self._refine_citations(answer)
+            self._final(answer, started)
+            yield AnswerEvent("answer", answer=answer)
+
+    # -- texts ------------------------------------------------------------------------------------
+    def _scope_notes(self, scope: Scope, catalog: Mapping[str, CatalogEntry], language: str) -> list[str]:
+        lines = []
+        if scope.unknown:
+            lines.append(message("scope_unknown", language, documents=", ".join(scope.unknown)))
+        for older, newer in scope.superseded.items():
+            entry = catalog.get(newer)
+            version = (entry.profile.version if entry and entry.profile.version else "") or "—"
+            lines.append(message("newest_version", language, newer=_name(newer, catalog),
+                                 older=_name(older, catalog), version=version))
+        return lines
+
+    @staticmethod
+    def _based_on(scope: Scope, catalog: Mapping[str, CatalogEntry], language: str) -> str:
+        if not scope.doc_ids:
+            return ""
+        names = "、".join(_name(d, catalog) for d in scope.doc_ids) if language == "zh" else ", ".join(
+            _name(d, catalog) for d in scope.doc_ids)
+        key = "scope_retrieved" if scope.method == "retrieved" else "scope_named"
+        return message(key, language, documents=names)
+
+    @staticmethod
+    def _final(answer: Answer, started: float) -> Answer:
+        timings = answer.metadata.setdefault("timings", {})
+        timings["total_s"] = round(time.monotonic() - started, 4)
+        return answer
+
+
+def _no_retrieval(query: str, k: int) -> list[SearchHit]:
+    return []
+
+
+def _name(doc_id: str, catalog: Mapping[str, CatalogEntry]) -> str:
+    entry = catalog.get(doc_id)
+    return PurePath(entry.path).name if entry is not None else doc_id[:12]
+
+
+def _bare_profile(doc_id: str, path: str) -> DocumentProfile:
+    """A profile for a document indexed before profiles were stored: its file name only."""
+    stem = PurePath(path).stem
+    return DocumentProfile(doc_id=doc_id, title=stem, names=[stem], family=name_key(stem))
+
+
+class _HandlerView:
+    """The parts of a handler result ``handler_material`` reads, from a rendered rule answer."""
+
+    def __init__(self, answer: Answer) -> None:
+        self.answer_text = answer.text
+
+
+def _handler_result(answer: Answer) -> _HandlerView:
+    return _HandlerView(answer)
+
+
+__all__ = ["QuestionService", "to_turns"]
