@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from officeqa.locations import format_location
+
 NodeKind = Literal["document", "section", "part", "group"]
 
 
@@ -78,10 +80,9 @@ class Span:
         return [self.page, self.page_end if self.page_end is not None else self.page]
 
     def label(self) -> str:
-        """"p. 3-7", "slide 2", or "" (for titles and report lines)."""
+        """"p. 3-7" (``officeqa.locations`` spelling), "slides 2-4", or "" (for titles and report lines)."""
         if self.page is not None:
-            end = self.page_end if self.page_end is not None else self.page
-            return f"p. {self.page}" if end == self.page else f"p. {self.page}-{end}"
+            return format_location(page=self.page, page_end=self.page_end)
         if self.slide is not None:
             end = self.slide_end if self.slide_end is not None else self.slide
             return f"slide {self.slide}" if end == self.slide else f"slides {self.slide}-{end}"
