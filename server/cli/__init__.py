@@ -24,6 +24,7 @@ COMMAND_MODULES: list[str] = [
     "server.cli.eval_retrieval_cmd",
     "server.cli.ask_cmd",
     "server.cli.eval_cmd",
+    "server.cli.summarize_cmd",
 ]
 
 EXIT_PRODUCT_ERROR = 4
