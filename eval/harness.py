@@ -7,8 +7,9 @@ ids, citations, answer, budget, time) and scores it:
 
 - route correct: the L0 route is one the task accepts;
 - evidence recall@5/@10: share of the gold evidence texts found in the top 5/10 chunks the answer
-  was built from (``metadata.retrieval.chunk_ids``); a rule answer retrieves nothing, so for it
-  the standalone question is searched (hybrid, unscoped) and the source is recorded;
+  was built from (``metadata.retrieval.chunk_ids``); a rule or summary-tree answer retrieves no
+  chunks, so for it the standalone question is searched (hybrid, unscoped) and the source is
+  recorded as "search";
 - citation correct: every gold evidence text is inside a cited chunk or a cited quote of the
   same document (citations the model did not reference do not count);
 - answer correct: the task's expectation (:func:`eval.answer_metrics.check_expectation`), with
@@ -236,12 +237,14 @@ def score_task(task: Task, answer: Mapping[str, Any], kb: KnowledgeBase, kb_dir:
                         scope=metadata.get("scope") or {}, latency_s=latency_s,
                         citations=[_compact_citation(c) for c in answer.get("citations", [])])
     chunk_ids = list((metadata.get("retrieval") or {}).get("chunk_ids") or [])
+    cited_ids = [str(c.get("chunk_id")) for c in answer.get("citations", []) if c.get("chunk_id")]
+    fetched = kb.fetch(list(dict.fromkeys([*chunk_ids, *cited_ids]))) if chunk_ids or cited_ids else {}
+    chunk_ids = [c for c in chunk_ids if c in fetched]  # summary-tree nodes and rule materials are not chunks
     if not chunk_ids:
         result.retrieval_source = "search"
         query = result.standalone_question or task.question
         chunk_ids = [h.chunk_id for h in search(kb, query, "hybrid", max(RECALL_KS))]
-    cited_ids = [str(c.get("chunk_id")) for c in answer.get("citations", []) if c.get("chunk_id")]
-    fetched = kb.fetch(list(dict.fromkeys([*chunk_ids, *cited_ids]))) if chunk_ids or cited_ids else {}
+        fetched = {**fetched, **kb.fetch(chunk_ids)} if chunk_ids else fetched
     ranked = [(str(fetched[c][1].get("path", "")), _chunk_text(fetched[c])) for c in chunk_ids if c in fetched]
     result.recall = _recall(task.evidence, ranked, kb_dir)
     if task.evidence:
