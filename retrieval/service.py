@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
@@ -60,6 +61,8 @@ if TYPE_CHECKING:
 
 #: Handler routes answered from retrieval's top document when the question names none.
 RETRIEVED_SCOPE_DOCUMENTS = 1
+#: Handler routes that read tables: with no table in scope they cannot apply, and retrieval answers.
+TABLE_ROUTES = frozenset({"table_aggregate", "count", "list_values"})
 #: The L0 route of whole-document questions ("总结", "概括第四章", "overview"): answered from the summary tree.
 SUMMARY_ROUTE = "summary_tree"
 _LOCATOR_CACHE = 32
@@ -195,12 +198,18 @@ class QuestionService:
             if scope.method == "retrieved":
                 scope = self._retrieved_scope(standalone, mode, catalog)
                 stored = self._stored(scope.doc_ids, catalog)
-            rule = self._rule_answer(question, rewrite, language, decision, scope, stored, catalog, base, started)
-            if decision.mode == "answer" or rule.metadata.get("handler", {}).get("items") == []:
-                yield AnswerEvent("answer", answer=rule)
-                return
-            rule_fallback = rule
-            extra.append(handler_material(decision, _handler_result(rule)))
+            if decision.route in TABLE_ROUTES and not table_columns(stored[0]):
+                # a count/aggregate over documents without tables: the rule cannot apply ("内测用户数达到多少人"
+                # asks for a stated figure); retrieval answers, and the metadata says why
+                base["handler_skipped"] = "no table in the documents in scope"
+            else:
+                rule = self._rule_answer(question, rewrite, language, decision, scope, stored, catalog, base,
+                                         started)
+                if decision.mode == "answer" or rule.metadata.get("handler", {}).get("items") == []:
+                    yield AnswerEvent("answer", answer=rule)
+                    return
+                rule_fallback = rule
+                extra.append(handler_material(decision, _handler_result(rule)))
         yield from self._retrieval_answer(
             question, turns, rewrite, failure, scope, catalog, extra, rule_fallback, base, stream, mode,
             language, started,
@@ -339,7 +348,9 @@ class QuestionService:
         return [(cid, *stored[cid]) for cid in ids if cid in stored]
 
     # -- retrieval answers -------------------------------------------------------------------------
-    def _pipeline(self, mode: str, scope: Scope, per_document: bool, ignore: Sequence[str]) -> AnswerPipeline:
+    def _pipeline(
+        self, mode: str, scope: Scope, per_document: bool, compare: bool, ignore: Sequence[str]
+    ) -> AnswerPipeline:
         """A pipeline whose retrieval stays inside this question's scope (built per question: no shared state)."""
 
         def retrieve(query: str, k: int) -> list[SearchHit]:
@@ -353,10 +364,17 @@ class QuestionService:
                 question, materials, language=language, tokenize=tokenize_for_bm25, weights=self._weight,
                 label_of=lambda material, sentence: self._label(material, sentence, language),
                 context_of=self._context, similarity=self._similarity, per_document=per_document,
-                ignore=ignore, missing_subjects=missing,
+                compare=compare, ignore=ignore, missing_subjects=missing,
             )
 
-        return AnswerPipeline(self.settings, retrieve, self.generator, extract=extract)
+        return AnswerPipeline(self.settings, retrieve, self.generator, extract=extract, annotate=self._annotate)
+
+    def _annotate(self, material: Material, language: str) -> Material:
+        locator = self._locator(str(material.meta.get("doc_id", "")))
+        if locator is None:
+            return material
+        text = locator.annotate(material.text, language)
+        return material if text == material.text else replace(material, text=text)
 
     def _weight(self, term: str) -> float:
         """How much a question word matters: its idf in this knowledge base.
@@ -441,8 +459,9 @@ class QuestionService:
         language: str,
         started: float,
     ) -> Iterator[AnswerEvent]:
-        per_document = decision_route(base) == "compare" or (scope.restricts and len(scope.doc_ids) > 1)
-        pipeline = self._pipeline(mode, scope, per_document, self._naming_words(scope, catalog))
+        compare = decision_route(base) == "compare"
+        per_document = compare or (scope.restricts and len(scope.doc_ids) > 1)
+        pipeline = self._pipeline(mode, scope, per_document, compare, self._naming_words(scope, catalog))
         background = "、".join(_name(d, catalog) for d in scope.doc_ids) if scope.restricts else ""
         for event in pipeline.stream(question, turns, scope=background, extra=extra, streaming=stream,
                                      rewrite=rewrite, probed=(failure,)):
@@ -520,8 +539,16 @@ def _no_retrieval(query: str, k: int) -> list[SearchHit]:
 
 
 def _name(doc_id: str, catalog: Mapping[str, CatalogEntry]) -> str:
+    """The file name; when another indexed document has the same name, with its folder and stated version."""
     entry = catalog.get(doc_id)
-    return PurePath(entry.path).name if entry is not None else doc_id[:12]
+    if entry is None:
+        return doc_id[:12]
+    name = PurePath(entry.path).name
+    if sum(1 for other in catalog.values() if PurePath(other.path).name == name) > 1:
+        folder = PurePath(entry.path).parent.name
+        version = f" ({entry.profile.version})" if entry.profile.version else ""
+        return f"{folder}/{name}{version}"
+    return name
 
 
 def _bare_profile(doc_id: str, path: str) -> DocumentProfile:
