@@ -2,7 +2,9 @@
 
 The rules, and why:
 
-* The client's file name is a claim, not a path. A name holding a path separator
+* The client's file name is a claim, not a path. Browsers and httpx send ``"`` and control
+  characters percent-encoded (``%22``, ``%00``, ``%0A``); those escapes are decoded first, so a
+  NUL or newline is seen for what it is. A name holding a path separator
   (``../../x.docx``), a control character (NUL, newline), a Windows-reserved character, a
   leading dot (hidden and Office lock files) or more than 200 bytes is refused — not silently
   rewritten, so the user learns which file was wrong. Names are NFC-normalised (a macOS
@@ -26,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import tempfile
 import unicodedata
 import zipfile
@@ -43,6 +46,7 @@ MAX_ZIP_MEMBERS = 20_000
 RATIO_CHECK_FROM = 10 * MIB
 ZIP_MAGIC = b"PK\x03\x04"
 _RESERVED = set('<>:"|?*')
+_FORM_ESCAPES = re.compile(r"%([01][0-9A-Fa-f]|22|7[Ff])")
 _BLOCK = 1 << 20
 
 
@@ -80,9 +84,15 @@ def _shown(raw: str) -> str:
     return raw.encode("unicode_escape").decode("ascii", "replace")[:120] if raw else "(no name)"
 
 
+def form_name(raw: str | None) -> str:
+    """The file name a client meant: browsers (WHATWG) and httpx percent-encode ``"`` and control
+    characters (NUL, CR, LF...) in a multipart file name; decode exactly those so they can be refused."""
+    return _FORM_ESCAPES.sub(lambda m: chr(int(m.group(1), 16)), raw or "")
+
+
 def clean_name(raw: str | None, suffixes: frozenset[str]) -> str:
     """The file name to store ``raw`` under, or :class:`UploadRejected` saying what is wrong with it."""
-    raw = raw or ""
+    raw = form_name(raw)
     shown = _shown(raw)
     if not raw.strip():
         raise UploadRejected(shown, "bad_name", "the file has no name")
@@ -204,4 +214,4 @@ def store_uploads(
                 tmp.unlink()
 
 
-__all__ = ["StoredUpload", "UploadLimits", "check_zip", "clean_name", "store_uploads"]
+__all__ = ["StoredUpload", "UploadLimits", "check_zip", "clean_name", "form_name", "store_uploads"]
