@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from api_helpers import make_settings, sse_events, upload, wait_indexed
 from fake_ollama import FakeOllama, Reply
 from litestar.testing import TestClient
+from server_helpers import make_settings, sse_events, upload, wait_indexed
 
 from server.app import create_app
 

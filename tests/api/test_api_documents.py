@@ -11,8 +11,8 @@ from pathlib import Path
 
 import docx
 import pytest
-from api_helpers import files_under, make_settings, upload, wait_indexed
 from litestar.testing import TestClient
+from server_helpers import files_under, make_settings, upload, wait_indexed
 
 from server.app import create_app
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import httpx
 import openai
 import pytest
-from api_helpers import make_settings, wait_indexed
 from fake_ollama import FakeOllama, Reply
 from litestar.testing import TestClient
 from live_server import serve
+from server_helpers import make_settings, wait_indexed
 
 from indexing.knowledge_base import KnowledgeBase
 from server.app import create_app
