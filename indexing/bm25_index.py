@@ -151,6 +151,18 @@ class BM25Index:
         return removed
 
     # ---- reads ------------------------------------------------------------------------------------
+    def document_frequency(self, term: str) -> int:
+        """Live chunks that contain ``term`` (0 for a term the index has never seen)."""
+        term_id = self._vocab.get(term)
+        return int(self._df[term_id]) if term_id is not None and term_id < len(self._df) else 0
+
+    def mentions(self, fragment: str) -> bool:
+        """True when some live chunk has a term containing ``fragment`` ("年终奖" inside "年终奖金")."""
+        if self.document_frequency(fragment):
+            return True
+        return any(fragment in term and self._df[term_id] > 0 for term, term_id in self._vocab.items()
+                   if term_id < len(self._df))
+
     def idf(self, term: str) -> float:
         """The term's inverse document frequency in the live collection (an unseen term gets the maximum).
 
@@ -158,8 +170,7 @@ class BM25Index:
         word ("违约金") matters more than a common one ("公司").
         """
         n_live = len(self._where)
-        term_id = self._vocab.get(term)
-        df = int(self._df[term_id]) if term_id is not None and term_id < len(self._df) else 0
+        df = self.document_frequency(term)
         return float(np.log1p((n_live - df + 0.5) / (df + 0.5)))
 
     def search(self, query: str, k: int, allowed_ids: set[str] | None = None) -> list[tuple[str, float]]:

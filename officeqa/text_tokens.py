@@ -54,3 +54,30 @@ def tokenize_for_bm25(text: str) -> list[str]:
         if token and token not in stop and not _is_punctuation_or_space(token):
             tokens.append(token)
     return tokens
+
+
+#: Nouns that name parts of a document or the asking itself, never the subject asked about.
+_NOT_SUBJECTS = frozenset(
+    """批注 备注 注释 脚注 附件 条款 章节 表格 文档 文件 内容 意见 规定 要求 问题 情况 时间 多长时间 多少钱
+    幻灯片 演讲者 document documents comment comments notes file""".split()  # noqa: SIM905
+)
+#: Parts of speech that name a subject (jieba/ICTCLAS tags): nouns, names, places, organisations, nominal verbs.
+_SUBJECT_FLAGS = ("n", "nr", "ns", "nt", "nz", "vn", "nrt", "nrfg", "eng")
+
+
+def subject_words(text: str) -> list[str]:
+    """The nouns and names of ``text`` (2+ characters; English words of 4+ letters), folded like BM25 terms.
+
+    Answers use them to notice a question whose subject the documents never mention ("年终奖").
+    """
+    from jieba import posseg
+
+    _jieba()
+    out: list[str] = []
+    for pair in posseg.cut(normalise_text(text)):
+        word, flag = pair.word.strip(), pair.flag
+        if flag not in _SUBJECT_FLAGS or word in stopwords() or word in _NOT_SUBJECTS:
+            continue
+        if (word.isascii() and len(word) >= 4) or (not word.isascii() and len(word) >= 2):
+            out.append(word)
+    return list(dict.fromkeys(out))

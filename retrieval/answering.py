@@ -32,7 +32,7 @@ from retrieval.citations import (
     heading_list,
     resolve_markers,
 )
-from retrieval.extractive import LabelOf, Weights, default_tokenize, extractive_answer
+from retrieval.extractive import ExtractiveAnswer, default_tokenize, extractive_answer
 from retrieval.followup import Rewrite, Turn, rewrite_followup
 from retrieval.messages import MESSAGES
 from retrieval.messages import text as message
@@ -52,6 +52,7 @@ class HitLike(Protocol):
 
 
 Retrieve = Callable[[str, int], Sequence[HitLike]]
+Extract = Callable[[str, Sequence[Material], str], ExtractiveAnswer]
 
 @dataclass(slots=True)
 class Answer:
@@ -131,20 +132,19 @@ class AnswerPipeline:
         count: TokenCount | None = None,
         tokenize: Tokenize | None = None,
         summary_of: Callable[[HitLike], str | None] | None = None,
-        weights: Weights | None = None,
-        label_of: LabelOf | None = None,
+        extract: Extract | None = None,
     ) -> None:
         """``summary_of`` looks up a hit's summary-tree text; the assembler prefers it when chunks do not fit.
 
-        ``weights`` (term -> idf) and ``label_of`` (material, sentence -> "批注（作者）" or None) shape
-        the extractive answer (see :mod:`retrieval.extractive`).
+        ``extract(question, materials, language)`` makes the no-model answer; the question service
+        passes one that knows the knowledge base (term weights, comment labels, table context, an
+        embedder for cross-language questions); the default uses :func:`extractive_answer` alone.
         """
         self.settings = settings
         self.retrieve = retrieve
         self.generator = generator
         self.summary_of = summary_of
-        self.weights = weights
-        self.label_of = label_of
+        self.extract = extract
         self._count = count
         self._tokenize = tokenize
 
@@ -317,8 +317,10 @@ class AnswerPipeline:
         started: float,
     ) -> AnswerEvent:
         mark = time.monotonic()
-        extractive = extractive_answer(rewrite.standalone, materials, language=language, tokenize=self.tokenize,
-                                       weights=self.weights, label_of=self.label_of)
+        if self.extract is not None:
+            extractive = self.extract(rewrite.standalone, materials, language)
+        else:
+            extractive = extractive_answer(rewrite.standalone, materials, language=language, tokenize=self.tokenize)
         metadata["extractive"] = {"found": extractive.found, "coverage": extractive.coverage}
         metadata["timings"]["extractive_s"] = time.monotonic() - mark
         reason = failure.reason

@@ -57,6 +57,11 @@ def heading_path_of(document: ParsedDocument, block_index: int) -> list[str]:
             while path and path[-1][0] >= level:
                 path.pop()
             path.append((level, " ".join(block.text.split())))
+    own = document.blocks[block_index] if 0 <= block_index < len(document.blocks) else None
+    if own is not None and own.type is BlockType.HEADING:
+        # a heading's own section is below its parents, not below its previous sibling
+        while path and path[-1][0] >= (own.level or 1):
+            path.pop()
     return [title for _, title in path]
 
 
@@ -150,6 +155,22 @@ class QuoteLocator:
             if target in text:
                 return index
         return None
+
+    def table_context(self, chunk_text: str) -> str:
+        """The text before the table a table chunk comes from (its lead-in sentence) and its caption."""
+        lines = chunk_text.splitlines()
+        row = next((line for line in lines if ": " in line), "")
+        values = [squash(cell.split(": ", 1)[1]) for cell in row.split(", ") if ": " in cell]
+        values = [v for v in values if v]
+        if not values:
+            return ""
+        for index, block in enumerate(self.document.blocks):
+            if block.type is not BlockType.TABLE or not all(v in self._texts[index] for v in values):
+                continue
+            before = next((b.text for b in reversed(self.document.blocks[:index])
+                           if b.type is not BlockType.TABLE and b.text.strip()), "")
+            return " ".join(part for part in (before.strip()[-200:], block.caption or "") if part)
+        return ""
 
     def label(self, sentence: str, language: str) -> str | None:
         """"批注（张三）" when the sentence is a comment (or notes, footnote), else None."""

@@ -51,6 +51,8 @@ NOT_FOUND_COVERAGE = 0.34
 #: A further sentence is quoted only when it scores at least this share of the best one.
 RELATIVE_KEEP = 0.6
 LONG_SENTENCE_CHARS = 160
+#: Cross-language answers keep a further sentence scoring at least this share of the best one.
+CROSS_KEEP = 0.85
 
 TABLE_KINDS = ("table", "oversize_table")
 TABLE_HEADER_SEP = " | "
@@ -59,9 +61,17 @@ TABLE_HEADER_SEP = " | "
 QUESTION_WORDS = frozenset(
     """什么 多少 哪些 哪个 哪家 哪里 哪位 哪天 几 几个 几天 是否 是不是 怎么 怎样 如何 为什么 请问 请 告诉 一下
     文档 文件 资料 中 里 的 了 吗 呢 是 有 有没有 规定 提到 说 多久 多长 何时 什么时候 谁
+    最多 最多能 最少 最晚 最早 能 可以 可 能否 必须 需要 应该 应当 多长时间 大概 一共 总共 分别 具体 相关 哪一 哪一家
     what which who whom whose when where why how many much does do did is are was were the a an of in on
-    to for about according document documents file say says said tell me please there""".split()  # noqa: SIM905
+    to for about according document documents file say says said tell me please there can could should must
+    maximum minimum""".split()  # noqa: SIM905
 )
+#: A rare word shared by the two quotes of a two-document answer earns at most this bonus.
+BRIDGE_WEIGHT = 0.5
+#: Candidate sentences per document tried in pairs.
+PAIR_POOL = 12
+#: A compound's parts ("部门" of "部门经理") earn this share of the compound when the compound itself is missing.
+PART_CREDIT = 0.7
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 #: A short line without end punctuation that is numbered like a heading ("第三条 违约责任", "2.1 Scope").
 _HEADING_LINE = re.compile(
@@ -73,6 +83,10 @@ _END_PUNCT = tuple("。！？；：.!?;:")
 
 Weights = Callable[[str], float]
 LabelOf = Callable[[Material, str], str | None]
+#: Text around a material that belongs to it (a table's lead-in sentence): counts like its heading.
+ContextOf = Callable[[Material], str]
+#: (question, sentences) -> similarity per sentence, language-neutral (an embedder's cosine).
+Similarity = Callable[[str, list[str]], list[float]]
 
 
 def default_tokenize() -> Tokenize:
@@ -115,6 +129,17 @@ def key_terms(question: str, tokenize: Tokenize) -> list[str]:
     return list(dict.fromkeys(t for t in tokenize(question) if t not in QUESTION_WORDS and t.strip()))
 
 
+def concepts(terms: Sequence[str]) -> dict[str, list[str]]:
+    """Each maximal term with the shorter terms inside it: jieba's search mode emits "住宿费" and also "住宿",
+    "宿费"; counted apart, one idea would weigh three times."""
+    out: dict[str, list[str]] = {}
+    for term in terms:
+        if any(term != other and term in other for other in terms):
+            continue
+        out[term] = [p for p in terms if p != term and p in term]
+    return out
+
+
 def extractive_answer(
     question: str,
     materials: Sequence[Material],
@@ -123,48 +148,131 @@ def extractive_answer(
     tokenize: Tokenize | None = None,
     weights: Weights | None = None,
     label_of: LabelOf | None = None,
+    context_of: ContextOf | None = None,
+    similarity: Similarity | None = None,
+    per_document: bool = False,
+    ignore: Sequence[str] = (),
+    missing_subjects: Sequence[str] = (),
     max_sentences: int = 3,
     top_materials: int = 5,
 ) -> ExtractiveAnswer:
     """Up to ``max_sentences`` sentences from the first ``top_materials`` materials, best first.
 
-    Material i is cited as [i+1], the numbering a model prompt would have used.
+    Material i is cited as [i+1], the numbering a model prompt would have used. ``per_document``
+    (a comparison, or a question naming several documents) quotes the best sentence of each
+    document, the later ones also matched on words of the earlier quotes (a contact named in a
+    contract, then that person's task in the minutes). ``ignore``: words that only chose the documents
+    (their names, "对比新旧两版"); they are not asked about. ``missing_subjects``: nouns of the question
+    that no indexed chunk mentions ("年终奖"): unless the best sentence spells them, the documents do
+    not answer.
     """
     tokenize = tokenize or default_tokenize()
     if not materials:
         return ExtractiveAnswer(text=message("no_hits", language), found=False)
-    terms = key_terms(question, tokenize)
+    top = list(materials[:top_materials])
+    if _cross_language(question, top[0].text):
+        return _by_similarity(question, top, language, label_of, similarity, max_sentences)
     weigh = weights or (lambda term: 1.0)
-    term_weights = {t: max(weigh(t), 0.05) for t in terms}
+    ignored = {t for text in ignore for t in tokenize(text)}
+    term_weights = {t: max(weigh(t), 0.05) for t in key_terms(question, tokenize) if t not in ignored}
+    if not term_weights:  # the question only named documents ("总结一下会议纪要"): rank decides
+        term_weights = {t: max(weigh(t), 0.05) for t in key_terms(question, tokenize)}
     numbers = set(_NUMBER.findall(question))
-    candidates = _score(materials[:top_materials], term_weights, numbers, tokenize)
-    cross_language = _cross_language(question, materials[0].text)
-    if cross_language:
-        return _by_rank(materials[:top_materials], candidates, language, label_of, max_sentences)
+    candidates = _score(top, term_weights, numbers, tokenize, context_of, label_of)
     candidates.sort(key=lambda c: (-c.score, c.material, c.index))
     best = candidates[0] if candidates else None
-    if best is None or best.coverage < NOT_FOUND_COVERAGE:
+    said = ""
+    if best is not None:
+        label = label_of(top[best.material], best.sentence) if label_of is not None else None
+        said = f"{label or ''}{best.sentence}"  # a comment's author counts ("法务" in "批注（周敏（法务部））")
+    lacking = [w for w in missing_subjects if not (squash_spaces(w) in squash_spaces(said) or _chars_present(w, said))]
+    if best is None or best.coverage < NOT_FOUND_COVERAGE or lacking:
         closest = [best] if best is not None and best.coverage > 0 else []
         head = [message("not_found", language)]
         if closest:
             head.append(message("closest", language))
-        return _render(head, closest, materials, label_of, found=False, coverage=best.coverage if best else 0.0)
-    chosen = _choose(candidates, term_weights, max_sentences)
-    return _render([message("extract_header", language)], chosen, materials, label_of, found=True,
+        return _render(head, closest, top, label_of, found=False, coverage=best.coverage if best else 0.0)
+    if per_document and len({_doc(m) for m in top}) > 1:
+        chosen = _per_document(best, top, term_weights, weigh, numbers, tokenize, context_of, max_sentences)
+    else:
+        chosen = _choose(candidates, term_weights, max_sentences)
+    return _render([message("extract_header", language)], chosen, top, label_of, found=True,
                    coverage=best.coverage)
 
 
-def _score(
-    materials: Sequence[Material], term_weights: dict[str, float], numbers: set[str], tokenize: Tokenize
+def squash_spaces(text: str) -> str:
+    return re.sub(r"\s+", "", text).lower()
+
+
+def _doc(material: Material) -> str:
+    return str(material.meta.get("doc_id", "")) or material.document
+
+
+def _per_document(
+    best: _Candidate,
+    materials: list[Material],
+    term_weights: dict[str, float],
+    weigh: Weights,
+    numbers: set[str],
+    tokenize: Tokenize,
+    context_of: ContextOf | None,
+    limit: int,
 ) -> list[_Candidate]:
-    total = sum(term_weights.values()) or 1.0
+    """One sentence per document. For two documents the PAIR is chosen that together covers the question
+    best, plus a bonus for a rare word they share that the question does not name (the bridge: a contact
+    named in a contract, then that person's task in the minutes); for more, each document's best."""
+    candidates = _score(materials, term_weights, numbers, tokenize, context_of, None)
+    by_doc: dict[str, list[_Candidate]] = {}
+    for candidate in sorted(candidates, key=lambda c: (-c.score, c.material, c.index)):
+        by_doc.setdefault(_doc(materials[candidate.material]), []).append(candidate)
+    docs = sorted(by_doc, key=lambda d: -by_doc[d][0].score)
+    if len(docs) != 2:
+        return [by_doc[d][0] for d in docs[:limit]]
+    groups = concepts(list(term_weights))
+    total = sum(term_weights[c] for c in groups) or 1.0
+    token_cache: dict[str, set[str]] = {}
+
+    def tokens_of(sentence: str) -> set[str]:
+        if sentence not in token_cache:
+            token_cache[sentence] = set(tokenize(sentence))
+        return token_cache[sentence]
+
+    best_pair: tuple[float, _Candidate, _Candidate] | None = None
+    for a in by_doc[docs[0]][:PAIR_POOL]:
+        for b in by_doc[docs[1]][:PAIR_POOL]:
+            ta, tb = tokens_of(a.sentence), tokens_of(b.sentence)
+            union = ta | tb
+            covered = sum(term_weights[c] for c in groups if c in union) / total
+            shared = {t for t in ta & tb if t not in term_weights and t not in QUESTION_WORDS and len(t) >= 2
+                      and not _NUMBER.fullmatch(t)}
+            bridge = BRIDGE_WEIGHT * max((weigh(t) for t in shared), default=0.0) / max(total, 1.0) * len(groups)
+            score = covered + min(bridge, BRIDGE_WEIGHT) + (a.score + b.score) * 0.1
+            if best_pair is None or score > best_pair[0]:
+                best_pair = (score, a, b)
+    if best_pair is None:
+        return [best]
+    first, second = sorted(best_pair[1:], key=lambda c: c.material)
+    return [first, second]
+
+
+def _score(
+    materials: Sequence[Material],
+    term_weights: dict[str, float],
+    numbers: set[str],
+    tokenize: Tokenize,
+    context_of: ContextOf | None = None,
+    label_of: LabelOf | None = None,
+) -> list[_Candidate]:
+    groups = concepts(list(term_weights))
+    total = sum(term_weights[c] for c in groups) or 1.0
     out: list[_Candidate] = []
     seen: set[str] = set()
     for mi, material in enumerate(materials):
         headings = heading_list(material.meta.get("heading_path"))
         heading_set = {_clean(h) for h in headings}
-        heading_tokens = set(tokenize(" ".join(headings)))
-        outer_tokens = set(tokenize(" ".join(headings[:-1])))
+        context = context_of(material) if context_of is not None else ""
+        outer_tokens = set(tokenize(" ".join([*headings[:-1], context])))
+        heading_tokens = outer_tokens | set(tokenize(headings[-1] if headings else ""))
         is_table = str(material.meta.get("kind", "")) in TABLE_KINDS
         after_question = False
         for si, raw in enumerate(split_sentences(material.text)):
@@ -178,18 +286,15 @@ def _score(
             if is_table and TABLE_HEADER_SEP in sentence:
                 continue
             tokens = set(tokenize(sentence))
-            covered = {t for t in term_weights if t in tokens}
+            label = label_of(material, sentence) if label_of is not None else None
+            if label:  # "批注（周敏（法务部））": the question may ask for the comment or its author
+                tokens |= set(tokenize(label))
+            covered = {c for c in groups if c in tokens}
             if sentence.endswith(("？", "?")):  # a question in the text is not an answer
-                after_question = sum(term_weights[t] for t in covered) * 2 >= total
+                after_question = sum(term_weights[c] for c in covered) * 2 >= total
                 continue
-            partial = 0.0
-            for term in term_weights:
-                if term in covered:
-                    continue
-                credit = max(CHAR_CREDIT if _chars_present(term, sentence) else 0.0,
-                             HEADING_CREDIT if term in heading_tokens else 0.0)
-                partial += credit * term_weights[term]
-            coverage = (sum(term_weights[t] for t in covered) + partial) / total
+            coverage = sum(_credit(c, parts, term_weights, tokens, heading_tokens, sentence)
+                           for c, parts in groups.items()) / total
             if numbers and not numbers & set(_NUMBER.findall(sentence)):
                 coverage *= 0.8
             if coverage <= 0 and not (after_question and mi == 0):
@@ -206,6 +311,32 @@ def _score(
             out.append(_Candidate(score, coverage, mi, si, sentence))
             after_question = False
     return out
+
+
+def _credit(
+    concept: str,
+    parts: list[str],
+    weights: dict[str, float],
+    tokens: set[str],
+    heading_tokens: set[str],
+    sentence: str,
+) -> float:
+    """How much of ``concept``'s weight a sentence earns (see the module docstring)."""
+    weight = weights[concept]
+    if concept in tokens:
+        return weight
+    credit = 0.0
+    if parts:
+        part_total = sum(weights[p] for p in parts) or 1.0
+        credit = PART_CREDIT * sum(weights[p] for p in parts if p in tokens) / part_total
+    if _chars_present(concept, sentence):
+        credit = max(credit, CHAR_CREDIT)
+    if concept in heading_tokens:
+        credit = max(credit, HEADING_CREDIT)
+    elif parts:
+        in_heading = sum(weights[p] for p in parts if p in heading_tokens) / (sum(weights[p] for p in parts) or 1.0)
+        credit = max(credit, HEADING_CREDIT * PART_CREDIT * in_heading)
+    return credit * weight
 
 
 def looks_like_heading(line: str) -> bool:
@@ -243,28 +374,51 @@ def _choose(candidates: list[_Candidate], term_weights: dict[str, float], limit:
     return chosen
 
 
-def _by_rank(
-    materials: Sequence[Material],
-    candidates: list[_Candidate],
+def _by_similarity(
+    question: str,
+    materials: list[Material],
     language: str,
     label_of: LabelOf | None,
+    similarity: Similarity | None,
     limit: int,
 ) -> ExtractiveAnswer:
-    """Cross-language question: the top-ranked materials' best sentences, in rank order."""
-    picked: list[_Candidate] = []
-    for mi in range(len(materials)):
-        own = sorted((c for c in candidates if c.material == mi), key=lambda c: -c.score)
-        if own:
-            picked.append(own[0])
-        else:
-            first = next((s for s in (_clean(x) for x in split_sentences(materials[mi].text))
-                          if len(s) >= MIN_SENTENCE_CHARS and TABLE_HEADER_SEP not in s), None)
-            if first:
-                picked.append(_Candidate(0.0, 0.0, mi, 0, first))
-        if len(picked) >= min(limit, 2):
-            break
+    """Cross-language question: words cannot be matched, so a language-neutral similarity (the embedder)
+    ranks the sentences of the top materials, with the same rank prior; without one, the top materials'
+    first sentences are quoted in rank order."""
+    pool = [(mi, si, sentence) for mi, m in enumerate(materials[:3]) for si, sentence in _quotable(m)
+            if len(sentence) <= LONG_SENTENCE_CHARS]
+    if not pool:
+        return ExtractiveAnswer(text=message("no_hits", language), found=False)
+    if similarity is not None:
+        scores = similarity(question, [sentence for _, _, sentence in pool])
+        ranked = sorted(
+            (_Candidate(score + RANK_PRIOR / 2 / (mi + 1) ** 2, 0.0, mi, si, sentence)
+             for (mi, si, sentence), score in zip(pool, scores, strict=True)),
+            key=lambda c: -c.score,
+        )
+        best = ranked[0]
+        chosen = [best, *[c for c in ranked[1:limit] if c.score >= CROSS_KEEP * best.score]]
+    else:
+        firsts: dict[int, _Candidate] = {}
+        for mi, si, sentence in pool:
+            firsts.setdefault(mi, _Candidate(0.0, 0.0, mi, si, sentence))
+        chosen = list(firsts.values())[: min(limit, 2)]
     head = [message("extract_header", language), message("cross_language", language)]
-    return _render(head, picked, materials, label_of, found=True, coverage=0.0)
+    return _render(head, chosen, materials, label_of, found=True, coverage=0.0)
+
+
+def _quotable(material: Material) -> list[tuple[int, str]]:
+    """(index, sentence) of a material's sentences that may be quoted (no headings, no table header line)."""
+    headings = {_clean(h) for h in heading_list(material.meta.get("heading_path"))}
+    is_table = str(material.meta.get("kind", "")) in TABLE_KINDS
+    out = []
+    for si, raw in enumerate(split_sentences(material.text)):
+        sentence = _clean(raw)
+        if (len(sentence) < MIN_SENTENCE_CHARS or sentence in headings or looks_like_heading(sentence)
+                or (is_table and TABLE_HEADER_SEP in sentence) or sentence.endswith(("？", "?"))):
+            continue
+        out.append((si, sentence))
+    return out
 
 
 def _render(

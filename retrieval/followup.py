@@ -92,11 +92,26 @@ def rule_rewrite(question: str, previous: str) -> str:
     swapped = _swap_same_suffix(fragment, previous)
     if swapped is not None:
         return swapped
-    if len(fragment) > MAX_FRAGMENT_CHARS and not _PRONOUNS.search(fragment):
+    led = _LEAD.match(question.strip()) is not None  # "那…", "and …": a follow-up whatever its length
+    if len(fragment) > MAX_FRAGMENT_CHARS and not _PRONOUNS.search(fragment) and not led:
         return question
+    subject = _subject_of(previous)
+    if subject:
+        # "星河和蓝海签的技术服务合同，总金额是多少？" + "那第二期款什么时候付？" -> the contract + the new ask
+        return f"{subject}，{fragment}" if detect_language(previous) == "zh" else f"{subject}, {fragment}"
     if detect_language(previous) == "zh":
         return f"{previous.rstrip('？?。 ')}（{fragment}）"
     return f"{previous.rstrip('?. ')} ({fragment})"
+
+
+def _subject_of(previous: str) -> str:
+    """The part of a two-clause question before its asking clause: "X的合同，总金额是多少" -> "X的合同"."""
+    text = previous.strip().rstrip("？?。.! ")
+    for mark in ("，", ","):
+        head, sep, tail = text.rpartition(mark)
+        if sep and len(head) >= 4 and len(tail) <= 20:
+            return head.strip()
+    return ""
 
 
 def _swap_same_suffix(fragment: str, previous: str) -> str | None:

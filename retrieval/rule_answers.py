@@ -94,7 +94,7 @@ def render_rule_answer(
 
 
 def _extraction(result: HandlerResult, citations: _Citations, language: str) -> str:
-    label = extract_label(result.route, language)
+    label = extract_label(result.route, language, count=len(result.items))
     if not result.items:
         return message("found_none", language, label=label)
     lines = [message("found_items", language, count=len(result.items), label=label)]
@@ -120,7 +120,7 @@ def _outline(result: HandlerResult, documents: Sequence[StoredDocument], citatio
     lines: list[str] = []
     by_path = {d.parsed.path: d for d in documents}
     current = None
-    for item in result.items:
+    for item in _without_table_of_contents(result.items):
         place = item.citations[0] if item.citations else None
         if place is not None and place.file != current:
             current = place.file
@@ -132,6 +132,16 @@ def _outline(result: HandlerResult, documents: Sequence[StoredDocument], citatio
         page = f" (p. {place.page})" if place is not None and place.page is not None else ""
         lines.append("  " * (level - 1) + f"- {item.value}{page}" + (f" [{n}]" if n else ""))
     return "\n".join(lines)
+
+
+def _without_table_of_contents(items: list[HandlerItem]) -> list[HandlerItem]:
+    """A heading listed twice in one document is a table-of-contents entry and then the heading: keep the last."""
+    last: dict[tuple[str, str], int] = {}
+    for index, item in enumerate(items):
+        place = item.citations[0] if item.citations else None
+        last[(str(place.file) if place else "", " ".join(item.value.split()))] = index
+    return [item for index, item in enumerate(items)
+            if last[(str(item.citations[0].file) if item.citations else "", " ".join(item.value.split()))] == index]
 
 
 def stored_documents(

@@ -48,12 +48,16 @@ TYPE_WORDS: tuple[tuple[str, ...], ...] = (
     ("方案", "计划书", "proposal", "plan"),
     ("演示文稿", "幻灯片", "汇报材料", "presentation", "slides", "deck"),
     ("报表", "工作簿", "表格", "spreadsheet", "workbook"),
+    ("指南", "指引", "guide", "guidelines", "guideline"),
     ("简历", "resume", "cv"),
     ("发票", "invoice"),
 )
 _ALL_DOCUMENTS = re.compile(r"所有文档|全部文档|各个文档|知识库中|知识库里|所有文件|全部文件|all (?:the )?documents|"
                             r"every document|all files|knowledge base", re.IGNORECASE)
-_LATIN_WORD = re.compile(r"[a-z][a-z0-9]+")
+#: A question about several versions of a document keeps them all.
+COMPARE_VERSIONS = re.compile(r"新旧|两版|两个版本|各版本|历次|旧版|前后版本|版本之间|版本间|修订前|修订后|"
+                              r"old and new|previous version|earlier version|both versions|versions? differ",
+                              re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -146,13 +150,19 @@ def resolve_named(question: str, catalog: Mapping[str, CatalogEntry]) -> Scope |
         best = _name_match(text, entry)
         if best is not None:
             strong[doc_id] = best
+    chosen: dict[str, str] = {}
     if strong:
         top = max(score for score, _ in strong.values())
         chosen = {d: name for d, (score, name) in strong.items() if score == top}
-    else:
-        chosen = _type_word_matches(lowered, catalog)
+    # A question may name one document by its title and another by its kind ("合同里的联系人在评审会上…").
+    typed = _type_word_matches(lowered, catalog)
+    if not strong or (len(typed) == 1 and _refers_to_document(lowered, next(iter(typed.values())))):
+        for doc_id, word in typed.items():
+            chosen.setdefault(doc_id, word)
     if not chosen:
         return None
+    if COMPARE_VERSIONS.search(question):
+        return Scope("named", list(chosen), matched=dict(chosen))  # "新旧两版…有何变化": every version is wanted
     doc_ids, superseded = newest_versions(list(chosen), catalog)
     return Scope("named", doc_ids, superseded=superseded, matched={d: chosen[d] for d in doc_ids})
 
@@ -218,6 +228,14 @@ def _type_word_matches(question: str, catalog: Mapping[str, CatalogEntry]) -> di
         if chosen:
             return chosen  # the first (most specific) group that matches anything decides
     return chosen
+
+
+def _refers_to_document(question: str, word: str) -> bool:
+    """"合同里…", "这份合同", "the contract says": the word names a document, not a topic ("合同签订的流程")."""
+    escaped = re.escape(word)
+    before = rf"(?:这份|这个|该|本|那份|此|the|this|that)\s*{escaped}"
+    after = rf"{escaped}\s*(?:里|中|内|上|的规定|提到|写|说|says|states|mentions)"
+    return re.search(f"{before}|{after}", question) is not None
 
 
 def _contains_word(text: str, word: str) -> bool:

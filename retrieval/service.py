@@ -29,10 +29,12 @@ from typing import TYPE_CHECKING, Any
 from indexing.profile import DocumentProfile, name_key
 from indexing.registry import INDEXED
 from officeqa.settings import Settings
+from officeqa.text_tokens import subject_words, tokenize_for_bm25
 from prompts.assembler import Material
 from prompts.language import detect_language
 from retrieval.answering import Answer, AnswerEvent, AnswerPipeline, handler_material, notice_for
 from retrieval.evidence import QuoteLocator
+from retrieval.extractive import ExtractiveAnswer, extractive_answer
 from retrieval.followup import Rewrite, Turn, rewrite_followup
 from retrieval.l0 import L0Router, RouteDecision, get_router, run_handler
 from retrieval.messages import text as message
@@ -49,6 +51,10 @@ if TYPE_CHECKING:
 #: Handler routes answered from retrieval's top document when the question names none.
 RETRIEVED_SCOPE_DOCUMENTS = 1
 _LOCATOR_CACHE = 32
+#: Words of a comparison question that name no content ("对比新旧两版…有哪些变化").
+COMPARE_WORDS = ("对比", "比较", "新旧", "两版", "变化", "区别", "差异", "不同", "compare", "difference", "changed")
+#: Weight of a one-character Chinese question word (去, 报, 能) against its idf.
+SINGLE_CHARACTER_WEIGHT = 0.3
 
 History = Sequence[Turn | Mapping[str, str]]
 
@@ -251,17 +257,50 @@ class QuestionService:
         return [(cid, *stored[cid]) for cid in ids if cid in stored]
 
     # -- retrieval answers -------------------------------------------------------------------------
-    def _pipeline(self, mode: str, language: str, scope: Scope) -> AnswerPipeline:
+    def _pipeline(self, mode: str, scope: Scope, per_document: bool, ignore: Sequence[str]) -> AnswerPipeline:
         """A pipeline whose retrieval stays inside this question's scope (built per question: no shared state)."""
 
         def retrieve(query: str, k: int) -> list[SearchHit]:
             return self._scoped_search(query, mode, k, scope)
 
-        return AnswerPipeline(self.settings, retrieve, self.generator, weights=self._idf,
-                              label_of=lambda material, sentence: self._label(material, sentence, language))
+        def extract(question: str, materials: Sequence[Material], language: str) -> ExtractiveAnswer:
+            ignored_words = {t for text in ignore for t in tokenize_for_bm25(text)}
+            missing = [w for w in subject_words(question)
+                       if w not in ignored_words and not self.kb.bm25.mentions(w)]
+            return extractive_answer(
+                question, materials, language=language, tokenize=tokenize_for_bm25, weights=self._weight,
+                label_of=lambda material, sentence: self._label(material, sentence, language),
+                context_of=self._context, similarity=self._similarity, per_document=per_document,
+                ignore=ignore, missing_subjects=missing,
+            )
 
-    def _idf(self, term: str) -> float:
-        return self.kb.bm25.idf(term)
+        return AnswerPipeline(self.settings, retrieve, self.generator, extract=extract)
+
+    def _weight(self, term: str) -> float:
+        """How much a question word matters: its idf in this knowledge base.
+
+        A word no chunk contains gets half the maximum (it may be the subject the documents lack,
+        "年终奖", or a phrasing they do not use, "每晚"); a lone Chinese character weighs little.
+        """
+        bm25 = self.kb.bm25
+        weight = bm25.idf(term) if bm25.document_frequency(term) else 0.5 * bm25.idf(term)
+        if len(term) == 1 and "\u4e00" <= term <= "\u9fff":
+            weight *= SINGLE_CHARACTER_WEIGHT
+        return weight
+
+    def _context(self, material: Material) -> str:
+        """A table chunk's lead-in (the paragraph before its table, and its caption), from the stored document."""
+        if str(material.meta.get("kind", "")) not in ("table", "oversize_table"):
+            return ""
+        locator = self._locator(str(material.meta.get("doc_id", "")))
+        return locator.table_context(material.text) if locator is not None else ""
+
+    def _similarity(self, question: str, sentences: list[str]) -> list[float]:
+        """Cosine similarity in the embedder's space (multilingual: bridges Chinese and English)."""
+        embedder = self.kb.embedder
+        query = embedder.embed_query(question)
+        matrix = embedder.embed_documents(sentences, batch_size=self.settings.embedding.batch_size)
+        return [float(x) for x in matrix @ query]
 
     def _locator(self, doc_id: str) -> QuoteLocator | None:
         locator = self._locators.get(doc_id)
@@ -320,7 +359,8 @@ class QuestionService:
         language: str,
         started: float,
     ) -> Iterator[AnswerEvent]:
-        pipeline = self._pipeline(mode, language, scope)
+        per_document = decision_route(base) == "compare" or (scope.restricts and len(scope.doc_ids) > 1)
+        pipeline = self._pipeline(mode, scope, per_document, self._naming_words(scope, catalog))
         background = "、".join(_name(d, catalog) for d in scope.doc_ids) if scope.restricts else ""
         for event in pipeline.stream(question, turns, scope=background, extra=extra, streaming=stream,
                                      rewrite=rewrite, probed=(failure,)):
@@ -335,6 +375,10 @@ class QuestionService:
                 rule_fallback.metadata["failure"] = answer.metadata.get("failure") or {"kind": "no_model"}
                 yield AnswerEvent("answer", answer=rule_fallback)
                 return
+            if not scope.restricts:
+                # a superseded version matters only when the answer rests on its newer version
+                cited = {c.doc_id for c in answer.citations}
+                scope.superseded = {old: new for old, new in scope.superseded.items() if new in cited}
             notes = self._scope_notes(scope, catalog, language)
             if notes:
                 answer.text = "\n".join([*notes, answer.text])
@@ -344,6 +388,18 @@ class QuestionService:
             self._refine_citations(answer)
             self._final(answer, started)
             yield AnswerEvent("answer", answer=answer)
+
+    @staticmethod
+    def _naming_words(scope: Scope, catalog: Mapping[str, CatalogEntry]) -> list[str]:
+        """Words that chose the documents (the matched names and titles, "对比新旧两版"): not asked about."""
+        if not scope.restricts:
+            return []
+        words = [*scope.matched.values(), *COMPARE_WORDS]
+        for doc_id in scope.doc_ids:
+            entry = catalog.get(doc_id)
+            if entry is not None:
+                words.extend([entry.title, PurePath(entry.path).stem])
+        return words
 
     # -- texts ------------------------------------------------------------------------------------
     def _scope_notes(self, scope: Scope, catalog: Mapping[str, CatalogEntry], language: str) -> list[str]:
@@ -371,6 +427,10 @@ class QuestionService:
         timings = answer.metadata.setdefault("timings", {})
         timings["total_s"] = round(time.monotonic() - started, 4)
         return answer
+
+
+def decision_route(base: Mapping[str, Any]) -> str:
+    return str(base.get("route", {}).get("route", ""))
 
 
 def _no_retrieval(query: str, k: int) -> list[SearchHit]:

@@ -114,8 +114,7 @@ def test_a_named_document_scopes_the_handler(service: QuestionService) -> None:
 def test_deictic_document_type_words_name_the_document(service: QuestionService) -> None:
     answer = service.ask("这份合同里有哪些手机号和电话？")
     assert answer.metadata["scope"]["documents"][0]["path"].endswith("设备采购合同.docx")
-    assert {"021-63218800", "13905711234"} <= set(answer.text.split())  or (
-        "021-63218800" in answer.text and "13905711234" in answer.text)
+    assert "021-63218800" in answer.text and "13905711234" in answer.text
     assert "0571-88001122" not in answer.text
 
 
@@ -156,8 +155,7 @@ def test_nothing_in_the_documents_says_not_found(service: QuestionService) -> No
 
 def test_english_questions_get_english_fixed_texts(service: QuestionService) -> None:
     rule = service.ask("Extract all phone numbers from the employee handbook")
-    assert rule.language == "en" and rule.text.startswith("Found 1 phone numbers") or rule.text.startswith(
-        "Found 1 phone")
+    assert rule.language == "en" and rule.text.startswith("Found 1 phone number:")
     assert "共找到" not in rule.text and "依据" not in rule.text
     missing = service.ask("Which arbitration commission does the contract name?")
     assert missing.text.startswith("Not found in the documents") or "different languages" in missing.text
@@ -165,7 +163,8 @@ def test_english_questions_get_english_fixed_texts(service: QuestionService) -> 
 
 
 def test_follow_up_questions_carry_the_subject(service: QuestionService) -> None:
-    history = [{"role": "user", "content": "年度总结大会在哪天召开？"}, {"role": "assistant", "content": "2025年1月18日。"}]
+    history = [{"role": "user", "content": "年度总结大会在哪天召开？"},
+               {"role": "assistant", "content": "2025年1月18日。"}]
     answer = service.ask("那参会名单什么时候报送？", history=history)
     assert "1月15日" in answer.text
 

@@ -90,3 +90,36 @@ def test_a_table_chunk_is_answered_by_its_row_not_its_header_line() -> None:
                                tokenize=tokenize_for_bm25)
     assert answer.sentences[0][1] == "年份: 2022, 主体信用评级: AA+, 评级机构: 联合资信"
     assert "|" not in answer.text
+
+
+def test_a_subject_no_document_mentions_means_not_found() -> None:
+    mats = [mat(0, "员工每年享有带薪病假5天，超过部分按病假工资标准发放。")]
+    answer = extractive_answer("年终奖的发放标准是什么？", mats, tokenize=tokenize_for_bm25,
+                               missing_subjects=["年终奖"])
+    assert not answer.found and answer.text.startswith("文档中未找到")
+
+
+def test_compound_words_count_once() -> None:
+    from retrieval.extractive import concepts
+
+    assert concepts(["住宿", "宿费", "住宿费", "成都"]) == {"住宿费": ["住宿", "宿费"], "成都": []}
+
+
+def test_per_document_answers_bridge_from_the_first_quote() -> None:
+    contract = Material(text="乙方项目联系人：陈思远，电话0571-86001234。", source="s0", score=2.0, chunk_id="c0",
+                        meta={"doc_id": "contract", "path": "/d/合同.docx"})
+    minutes = Material(
+        text="行动项: 完成压力测试, 负责人: 郑凯, 截止日期: 2024-04-10\n"
+        "行动项: 确认报表字段, 负责人: 陈思远, 截止日期: 2024-03-29",
+        source="s1", score=1.0, chunk_id="m0", meta={"doc_id": "minutes", "path": "/d/纪要.docx", "kind": "table"})
+    answer = extractive_answer("乙方项目联系人负责的行动项截止日期是哪天？", [contract, minutes],
+                               tokenize=tokenize_for_bm25, per_document=True)
+    assert "陈思远，电话" in answer.text and "2024-03-29" in answer.text and "2024-04-10" not in answer.text
+
+
+def test_cross_language_questions_use_the_similarity_when_given() -> None:
+    mats = [mat(0, "放假时间为10月1日至7日。9月29日正常上班。")]
+    answer = extractive_answer("Which weekend days are working days?", mats, language="en",
+                               tokenize=tokenize_for_bm25,
+                               similarity=lambda q, sentences: [0.9 if "上班" in s else 0.1 for s in sentences])
+    assert answer.sentences[0][1] == "9月29日正常上班。"

@@ -39,3 +39,10 @@ def test_a_long_self_contained_question_is_left_alone() -> None:
     question = "公司其他福利有哪些具体的申请流程和审批要求？"
     assert rule_rewrite(question, "第一季度华东区销售额是多少") == question
     assert rule_rewrite("它的生效日期是哪天？", "差旅报销制度") == "差旅报销制度（它的生效日期是哪天）"
+
+
+def test_a_long_follow_up_led_by_na_keeps_the_subject_of_the_previous_question() -> None:
+    from retrieval.followup import rule_rewrite
+
+    rewritten = rule_rewrite("那第二期款什么时候付？付多少？", "星河智能和蓝海物流签的技术服务合同，总金额是多少？")
+    assert rewritten.startswith("星河智能和蓝海物流签的技术服务合同，第二期款什么时候付")

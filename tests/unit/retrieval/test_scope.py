@@ -1,0 +1,61 @@
+"""Scope resolution on literal catalogs: names, type words, versions, explicit references."""
+
+from __future__ import annotations
+
+from indexing.profile import DocumentProfile, name_key
+from retrieval.scope import CatalogEntry, newest_versions, resolve_explicit, resolve_named
+
+
+def entry(doc_id: str, path: str, title: str, version: str | None = None, date: str | None = None,
+          number: list[int] | None = None, mtime: float = 0.0) -> CatalogEntry:
+    profile = DocumentProfile(doc_id=doc_id, title=title, family=name_key(title), version=version,
+                              effective_date=date, version_number=number)
+    return CatalogEntry(doc_id, path, profile, mtime)
+
+
+CATALOG = {e.doc_id: e for e in [
+    entry("h" * 64, "/kb/人事/员工手册.pdf", "星河智能员工手册（2024版）"),
+    entry("c" * 64, "/kb/合同/技术服务合同.docx", "技术服务合同"),
+    entry("n" * 64, "/kb/通知/关于国庆节放假安排的通知.txt", "关于2024年国庆节放假安排的通知"),
+    entry("p1" + "0" * 62, "/kb/制度/归档/信息安全管理制度.docx", "信息安全管理制度", "版本号: V2.0", "2022-01-01",
+          [2, 0]),
+    entry("p2" + "0" * 62, "/kb/制度/信息安全管理制度.docx", "信息安全管理制度", "版本号: V3.0", "2024-09-01",
+          [3, 0]),
+    entry("m1" + "0" * 62, "/kb/纪要/3月例会纪要.docx", "会议纪要", mtime=1.0),
+    entry("m2" + "0" * 62, "/kb/纪要/4月例会纪要.docx", "会议纪要", mtime=2.0),
+]}
+
+
+def test_a_title_named_in_the_question_scopes_it() -> None:
+    scope = resolve_named("员工手册里年假怎么规定？", CATALOG)
+    assert scope is not None and scope.method == "named" and scope.doc_ids == ["h" * 64]
+
+
+def test_type_words_name_documents_in_either_language() -> None:
+    assert resolve_named("这份合同的付款方式是什么？", CATALOG).doc_ids == ["c" * 64]
+    assert resolve_named("What does the notice say about duty phones?", CATALOG).doc_ids == ["n" * 64]
+
+
+def test_no_name_means_retrieval_decides() -> None:
+    assert resolve_named("年假有几天？", CATALOG) is None
+
+
+def test_the_newest_stated_version_wins_and_the_older_is_reported() -> None:
+    scope = resolve_named("信息安全管理制度对密码有什么要求？", CATALOG)
+    assert scope.doc_ids == ["p2" + "0" * 62]
+    assert scope.superseded == {"p1" + "0" * 62: "p2" + "0" * 62}
+
+
+def test_a_comparison_of_versions_keeps_both() -> None:
+    scope = resolve_named("对比新旧两版信息安全管理制度的密码要求", CATALOG)
+    assert sorted(scope.doc_ids) == sorted(["p1" + "0" * 62, "p2" + "0" * 62]) and not scope.superseded
+
+
+def test_same_title_without_stated_versions_is_two_documents() -> None:
+    kept, superseded = newest_versions(["m1" + "0" * 62, "m2" + "0" * 62], CATALOG)
+    assert len(kept) == 2 and superseded == {}
+
+
+def test_explicit_references_by_file_name_id_prefix_and_unknown() -> None:
+    scope = resolve_explicit(["技术服务合同.docx", "h" * 10, "nope.pdf"], CATALOG)
+    assert scope.doc_ids == ["c" * 64, "h" * 64] and scope.unknown == ["nope.pdf"]
