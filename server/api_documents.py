@@ -8,14 +8,15 @@ key's right in a guard (before the body is read), and calls one function of
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from litestar import Request, Response, delete, get, post
 from litestar.datastructures import UploadFile
-from litestar.params import Parameter
+from litestar.enums import RequestEncodingType
+from litestar.params import Body, Parameter
 
 from indexing.parsing import SUPPORTED_SUFFIXES
-from officeqa.errors import UploadRejected
 from server.access import kb_of, require_key, require_write, resources_of
 from server.documents import MetricsCache, chunk_preview, document_metrics, list_documents, resolve_document
 from server.uploads import MIB, UploadLimits, store_uploads
@@ -28,31 +29,31 @@ def upload_body_limit(max_upload_mb: float, max_files: int) -> int:
     return int((max_upload_mb * max_files + 1) * MIB)
 
 
+@dataclass
+class UploadForm:
+    """``multipart/form-data`` with one or more file fields named ``files``."""
+
+    files: list[UploadFile] = field(default_factory=list)
+
+
 @post("/api/documents", guards=[require_write], status_code=202, tags=["documents"],
       summary="Upload files (multipart field 'files', repeatable); they are stored and queued for indexing")
-async def upload(request: Request) -> dict[str, Any]:
+async def upload(
+    data: Annotated[UploadForm, Body(media_type=RequestEncodingType.MULTI_PART)], request: Request
+) -> dict[str, Any]:
     """Store each file of the multipart field ``files`` in the knowledge base's uploads folder and queue it.
 
     The answer lists, per file, its document id (the sha256 of its bytes) and its job. A request
     with any refused file (bad name, empty, too large, unsupported type, zip bomb) stores nothing
-    and answers 4xx with every refused file named.
+    and answers 4xx with every refused file named. The guard checks the key before the body is read.
     """
     resources = resources_of(request)
     kb = kb_of(request, write=True)
-    form = await request.form()
-    files = [f for f in form.getall("files") if isinstance(f, UploadFile)] if "files" in form else []
-    stray = [k for k, v in form.multi_items() if isinstance(v, UploadFile) and k != "files"]
-    if stray:
-        raise UploadRejected(stray[0], "bad_request", "files must be sent in the multipart field 'files'")
     limits = UploadLimits.from_settings(resources.settings.server)
-    try:
-        stored = await asyncio.to_thread(
-            store_uploads, [(f.filename, f.file) for f in files], resources.knowledge_bases.uploads(kb), limits,
-            SUPPORTED_SUFFIXES,
-        )
-    finally:
-        for f in files:
-            await f.close()
+    stored = await asyncio.to_thread(
+        store_uploads, [(f.filename, f.file) for f in data.files], resources.knowledge_bases.uploads(kb), limits,
+        SUPPORTED_SUFFIXES,
+    )
     jobs = resources.ingest.enqueue(kb, [(s.path, s.sha256) for s in stored])
     return {"knowledge_base": kb, "documents": [
         {"file": s.name, "doc_id": s.sha256, "size": s.size, "state": job.state, "job": job.to_json()}

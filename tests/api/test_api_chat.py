@@ -186,6 +186,7 @@ def test_the_openapi_schema_documents_every_endpoint(client: TestClient) -> None
             "/api/route", "/api/health", "/api/kbs", "/v1/chat/completions", "/v1/models"} <= set(schema["paths"])
     chat = schema["paths"]["/api/chat"]["post"]
     assert "requestBody" in chat
+    assert "multipart/form-data" in schema["paths"]["/api/documents"]["post"]["requestBody"]["content"]
     assert "question" in json.dumps(schema["components"]["schemas"])
 
 

@@ -194,3 +194,47 @@ def test_no_model_answers_show_the_notice_and_documents_can_be_deleted(
     page.once("dialog", lambda dialog: dialog.accept())
     page.click(f'#documents tbody tr[data-name="{source.name}"] .delete')
     page.wait_for_selector(f'#documents tbody tr[data-name="{source.name}"]', state="detached", timeout=WAIT_MS)
+
+
+HOSTILE = [
+    '<img src=x onerror="window.__pwned=1">',
+    "**<script>window.__pwned=1</script>**",
+    "`<iframe src=javascript:window.__pwned=1>`",
+    "| a | <b onmouseover=window.__pwned=1>b</b> |\n|---|---|\n| <svg onload=window.__pwned=1> | [1] |",
+    "- <a href=javascript:window.__pwned=1>x</a> [1, 2]\n> <style>body{display:none}</style>",
+    "```\n</code></pre><img src=x onerror=window.__pwned=1>\n```",
+    "# <details open ontoggle=window.__pwned=1>",
+]
+
+
+def test_the_markdown_renderer_makes_no_markup_of_its_input(page) -> None:
+    """Every hostile input renders to elements of the renderer's own fixed set, without attributes, and its
+    text survives as text."""
+    result = page.evaluate(
+        """async (inputs) => {
+            const { renderMarkdown } = await import('/static/markdown.js');
+            const allowed = new Set(['P','BR','STRONG','EM','CODE','PRE','UL','OL','LI','BLOCKQUOTE','TABLE','THEAD',
+                                     'TBODY','TR','TH','TD','DIV','H3','H4','H5','H6','BUTTON']);
+            return inputs.map((input) => {
+                const box = document.createElement('div');
+                box.appendChild(renderMarkdown(input, (n) => {
+                    const b = document.createElement('button');
+                    b.className = 'cite';
+                    b.textContent = `[${n}]`;
+                    return b;
+                }));
+                document.body.appendChild(box);
+                const bad = [...box.querySelectorAll('*')].filter((node) => !allowed.has(node.tagName)
+                    || [...node.attributes].some((a) => a.name !== 'class'));
+                const text = box.textContent;
+                box.remove();
+                return { bad: bad.map((node) => node.outerHTML), text };
+            });
+        }""",
+        HOSTILE,
+    )
+    for source, rendered in zip(HOSTILE, result, strict=True):
+        assert rendered["bad"] == [], source
+        assert "window.__pwned" in rendered["text"], source  # shown, not dropped
+    page.wait_for_timeout(200)
+    assert page.evaluate("typeof window.__pwned") == "undefined"
