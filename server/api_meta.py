@@ -8,7 +8,7 @@ from typing import Any
 
 from litestar import Request, Response, get, post
 
-from officeqa.errors import GenerationError, NotAuthenticated
+from officeqa.errors import FailureKind, GenerationError, NotAuthenticated
 from server.access import access_of, authenticate, require_key, resources_of
 from server.schemas import RouteRequest
 
@@ -48,6 +48,7 @@ async def explain_route(data: RouteRequest, request: Request) -> dict[str, Any]:
 
 
 def _model_status(resources: Any) -> dict[str, Any]:
+    """Can a model answer? One short probe (the same check a question makes before it asks the model)."""
     generator = resources.generator
     ollama = resources.settings.ollama
     if generator is None:
@@ -57,13 +58,10 @@ def _model_status(resources: Any) -> dict[str, Any]:
     try:
         generator.check_available()
     except GenerationError as exc:
-        status.update(reachable=exc.kind.value != "unreachable", model_present=False, error=str(exc),
-                      answers="extractive")
-        if exc.kind.value == "model_missing":
-            status["reachable"] = True
-        return status
-    status.update(reachable=True, model_present=True, answers="model")
-    return status
+        return {**status, "reachable": exc.kind is not FailureKind.UNREACHABLE,
+                "model_present": exc.kind not in (FailureKind.MODEL_MISSING, FailureKind.UNREACHABLE),
+                "error": {"kind": exc.kind.value, "message": exc.message}, "answers": "extractive"}
+    return {**status, "reachable": True, "model_present": True, "answers": "model"}
 
 
 def _store_status(service: Any) -> dict[str, Any]:
