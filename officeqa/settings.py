@@ -112,6 +112,34 @@ class OllamaSettings(BaseModel):
     retries: int = Field(2, description="Retries on connection errors.")
 
 
+class SummarySettings(BaseModel):
+    """The per-document summary tree (chunk groups -> sections -> document) and ``officeqa summarize``."""
+
+    group_size: int = Field(4, description="Consecutive chunks of one section summarised together as one leaf.")
+    fallback_section_leaves: int = Field(
+        6, description="Where a document has no headings, this many consecutive leaves make one synthetic section."
+    )
+    leaf_tokens: int = Field(200, description="Longest leaf summary, in tokens (sent to the model as num_predict).")
+    section_tokens: int = Field(300, description="Longest section summary, in tokens.")
+    document_tokens: int = Field(500, description="Longest document summary, in tokens.")
+    concurrency: int = Field(1, description="Model calls in flight at once while building trees (--concurrency).")
+    prompt_version: str = Field(
+        "1",
+        description=(
+            "Part of every node's cache key with the model name and the prompt text: change it to rebuild all "
+            "trees with the same model and templates (e.g. after the model's weights changed under one tag)."
+        ),
+    )
+    store_file: str = Field("summaries.sqlite3", description="The tree store's SQLite file, under data_dir.")
+    cache_days: float = Field(
+        30.0,
+        description=(
+            "Node summaries no tree uses any more (an older version of a document) are kept this many days, so "
+            "an edit that is reverted, or a document summarised after re-indexing, reuses them."
+        ),
+    )
+
+
 class RulesSettings(BaseModel):
     """The L0 intent rules."""
 
@@ -167,6 +195,7 @@ class Settings(BaseSettings):
     ollama: OllamaSettings = OllamaSettings()
     rules: RulesSettings = RulesSettings()
     server: ServerSettings = ServerSettings()
+    summary: SummarySettings = SummarySettings()
 
 
 def _deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:

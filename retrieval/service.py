@@ -28,11 +28,21 @@ from typing import TYPE_CHECKING, Any
 
 from indexing.profile import DocumentProfile, name_key
 from indexing.registry import INDEXED
+from indexing.summary import (
+    SummaryBuilder,
+    SummaryContext,
+    SummaryStore,
+    document_source,
+    summary_materials,
+    summary_store_path,
+)
+from officeqa.errors import DocumentNotFound
 from officeqa.settings import Settings
 from officeqa.text_tokens import subject_words, tokenize_for_bm25
-from prompts.assembler import Material
+from prompts.assembler import Material, split_sentences
 from prompts.language import detect_language
 from retrieval.answering import Answer, AnswerEvent, AnswerPipeline, handler_material, notice_for
+from retrieval.citations import citation_from_metadata
 from retrieval.evidence import QuoteLocator
 from retrieval.extractive import ExtractiveAnswer, extractive_answer
 from retrieval.followup import Rewrite, Turn, rewrite_followup
@@ -50,6 +60,8 @@ if TYPE_CHECKING:
 
 #: Handler routes answered from retrieval's top document when the question names none.
 RETRIEVED_SCOPE_DOCUMENTS = 1
+#: The L0 route of whole-document questions ("总结", "概括第四章", "overview"): answered from the summary tree.
+SUMMARY_ROUTE = "summary_tree"
 _LOCATOR_CACHE = 32
 #: Words of a comparison question that name no content ("对比新旧两版…有哪些变化").
 COMPARE_WORDS = ("对比", "比较", "新旧", "两版", "变化", "区别", "差异", "不同", "compare", "difference", "changed")
@@ -95,6 +107,7 @@ class QuestionService:
         self._catalog_marker: tuple[int, int] | None = None
         self._superseded: dict[str, str] = {}
         self._locators: OrderedDict[str, QuoteLocator] = OrderedDict()
+        self._summary_store: SummaryStore | None = None
 
     @classmethod
     def open(
@@ -112,6 +125,9 @@ class QuestionService:
         return cls(settings, kb, generator if not isinstance(generator, str) else None, owns_resources=True)
 
     def close(self) -> None:
+        if self._summary_store is not None:
+            self._summary_store.close()
+            self._summary_store = None
         if self._owns:
             if self.generator is not None:
                 self.generator.close()
@@ -161,6 +177,20 @@ class QuestionService:
         }
         extra: list[Material] = []
         rule_fallback: Answer | None = None
+        if decision.route == SUMMARY_ROUTE:
+            if scope.method in ("retrieved", "all"):
+                scope = self._retrieved_scope(standalone, mode, catalog)
+            summary = self._summary_context(standalone, scope, catalog)
+            if summary is not None and summary.materials:
+                base["summary"] = {"named_sections": summary.named, "extractive": summary.extractive,
+                                   "tokens": summary.tokens}
+                if failure is not None:
+                    yield AnswerEvent("answer", answer=self._summary_answer(
+                        question, rewrite, language, summary, failure, scope, catalog, base, started))
+                    return
+                extra.extend(summary.materials)
+                scope = Scope(scope.method, scope.doc_ids, scope.superseded, scope.matched, scope.unknown,
+                              retrieval=False)
         if decision.mode in ("answer", "handler_then_model") and decision.route in HANDLER_ROUTES:
             if scope.method == "retrieved":
                 scope = self._retrieved_scope(standalone, mode, catalog)
@@ -224,6 +254,58 @@ class QuestionService:
         return self.router.route(question, file_type=file_type, context={"columns": columns})
 
     # -- handler answers ---------------------------------------------------------------------------
+    # -- summary-tree answers ----------------------------------------------------------------------
+    def _summaries(self) -> SummaryStore:
+        if self._summary_store is None:
+            self._summary_store = SummaryStore(summary_store_path(self.settings))
+        return self._summary_store
+
+    def _summary_context(
+        self, question: str, scope: Scope, catalog: Mapping[str, CatalogEntry]
+    ) -> SummaryContext | None:
+        """The tree materials of the scope's documents; a missing tree is built now, extractively (about a
+        second per 100 pages), so a global question never waits for a model (``officeqa summarize`` upgrades it)."""
+        if not scope.doc_ids:
+            return None
+        store = self._summaries()
+        ollama = self.settings.ollama
+        budget = int((ollama.num_ctx - ollama.answer_reserve_tokens) * ollama.materials_share)
+        context = summary_materials(store, question, scope.doc_ids, budget)
+        if context.missing:
+            with SummaryBuilder(self.settings, store, None) as builder:
+                for doc_id in context.missing:
+                    entry = catalog.get(doc_id)
+                    try:
+                        builder.build(document_source(self.kb, doc_id, entry.path if entry else None))
+                    except DocumentNotFound:
+                        continue  # no stored form (indexed before) or no text: retrieval answers instead
+            context = summary_materials(store, question, scope.doc_ids, budget)
+        return context
+
+    def _summary_answer(
+        self,
+        question: str,
+        rewrite: Rewrite,
+        language: str,
+        summary: SummaryContext,
+        failure: Any,
+        scope: Scope,
+        catalog: Mapping[str, CatalogEntry],
+        base: dict[str, Any],
+        started: float,
+    ) -> Answer:
+        """No model: the tree's own summaries, cited by section and pages."""
+        citations = []
+        for n, material in enumerate(summary.materials, start=1):
+            quote = next((s.strip() for s in split_sentences(material.text) if s.strip()), "")
+            citations.append(citation_from_metadata(n, material.chunk_id, str(material.meta.get("doc_id", "")),
+                                                    material.meta, quote))
+        text = "\n".join([summary.answer, self._based_on(scope, catalog, language)]).strip()
+        notice = notice_for(failure.reason, language, suffix="summary_suffix")
+        metadata = {**base, "scope": scope.to_json(catalog), "failure": {"kind": failure.reason}}
+        return self._final(Answer(text, citations, "extractive", question, rewrite.standalone, language, notice,
+                                  metadata), started)
+
     def _rule_answer(
         self,
         question: str,
@@ -326,7 +408,7 @@ class QuestionService:
 
     def _scoped_search(self, query: str, mode: str, k: int, scope: Scope) -> list[SearchHit]:
         """Hybrid search inside the scope; hits of superseded versions give way to the newest version."""
-        if scope.restricts and not scope.doc_ids:
+        if not scope.retrieval or (scope.restricts and not scope.doc_ids):
             return []
         filters = {"doc_id": {"$in": list(scope.doc_ids)}} if scope.restricts else None
         hits = search(self.kb, query, mode, k, filters)
