@@ -156,6 +156,30 @@ class ServerSettings(BaseModel):
 
     host: str = Field("127.0.0.1", description="Bind address.")
     port: int = Field(8000, description="Bind port.")
+    kb_root: str = Field(
+        "", description="Folder holding one data folder per named knowledge base; empty = <data_dir>/kbs."
+    )
+    knowledge_bases: list[str] = Field(
+        [],
+        description=(
+            "Knowledge bases the server serves (JSON list of names); empty = 'default' (data_dir) "
+            "plus every folder under kb_root."
+        ),
+    )
+    api_keys_file: str = Field(
+        "", description="API keys (hashed) file; empty = <data_dir>/api-keys.json. No key: localhost only."
+    )
+    max_upload_mb: float = Field(100.0, gt=0, description="Largest file one upload may carry (MiB).")
+    max_upload_files: int = Field(50, ge=1, description="Most files one upload request may carry.")
+    max_unpacked_mb: float = Field(
+        1024.0, gt=0, description="Largest total uncompressed size of an uploaded zip-based file (docx/xlsx/pptx)."
+    )
+    max_zip_ratio: float = Field(
+        200.0, gt=1, description="Largest compression ratio of an uploaded zip-based file above 10 MiB unpacked."
+    )
+    answer_threads: int = Field(
+        8, ge=1, le=256, description="Questions answered at once; each thread holds its own knowledge-base handles."
+    )
 
 
 class Settings(BaseSettings):

@@ -25,6 +25,8 @@ COMMAND_MODULES: list[str] = [
     "server.cli.ask_cmd",
     "server.cli.eval_cmd",
     "server.cli.summarize_cmd",
+    "server.cli.serve_cmd",
+    "server.cli.keys_cmd",
 ]
 
 EXIT_PRODUCT_ERROR = 4
