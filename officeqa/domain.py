@@ -157,6 +157,8 @@ class ParsedDocument:
     page_count: int | None = None
     ocr_used: bool = False
     warnings: list[str] = field(default_factory=list)
+    # What the format says about the document as a whole (mail: subject, from, to, cc, date, attachments).
+    meta: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for the stored form of a parsed document (questions read it, never the source file)."""
@@ -167,6 +169,7 @@ class ParsedDocument:
             "page_count": self.page_count,
             "ocr_used": self.ocr_used,
             "warnings": list(self.warnings),
+            "meta": dict(self.meta),
             "blocks": [block_to_dict(b) for b in self.blocks],
         }
 
@@ -180,6 +183,7 @@ class ParsedDocument:
             page_count=data.get("page_count"),
             ocr_used=bool(data.get("ocr_used", False)),
             warnings=list(data.get("warnings") or []),
+            meta=dict(data.get("meta") or {}),
         )
 
 

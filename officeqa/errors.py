@@ -6,8 +6,12 @@
     ├── IndexConsistencyError                     stores disagree / mixed embedding models
     ├── DocumentNotFound                          remove/lookup of a path or id the registry lacks
     ├── InvalidFilter (also ValueError)           a search filter outside the field/operator whitelist
-    └── ModelUnavailable                          the Ollama server or a model cannot be reached
-        └── GenerationError(kind, message)        no answer came; kind is a FailureKind
+    ├── ModelUnavailable                          the Ollama server or a model cannot be reached
+    │   └── GenerationError(kind, message)        no answer came; kind is a FailureKind
+    ├── NotAuthenticated                          a request without a valid API key (HTTP 401)
+    ├── PermissionDenied                          a valid key without the right, e.g. a read key uploading (403)
+    ├── UnknownKnowledgeBase                      a knowledge base that does not exist or the key may not see (404)
+    └── UploadRejected(file, kind, message)       an uploaded file refused before it is stored (4xx)
 
 One translation point per shell: the CLI maps these to exit codes, the HTTP server to
 status codes. Nothing else catches ``Exception`` wholesale.
@@ -87,3 +91,42 @@ class GenerationError(ModelUnavailable):
         self.kind = kind
         self.reason = kind.value
         self.message = message
+
+
+class NotAuthenticated(OfficeQAError):
+    """API keys are configured and the request carries none, or one that is unknown or revoked."""
+
+
+class PermissionDenied(OfficeQAError):
+    """The key is valid but lacks the right for this action (a read key uploading or deleting)."""
+
+
+class UnknownKnowledgeBase(OfficeQAError):
+    """No such knowledge base for this caller: one that does not exist and one the key may not see
+    look the same, so a key learns nothing about knowledge bases outside its scope."""
+
+
+class UploadRejected(OfficeQAError):
+    """An uploaded file refused before anything is written; ``kind`` is e.g. ``empty``, ``too_large``,
+    ``unsupported``, ``bad_name``, ``too_many_files``."""
+
+    def __init__(self, file: str, kind: str, message: str) -> None:
+        super().__init__(f"{file}: {kind}: {message}")
+        self.file = file
+        self.kind = kind
+        self.message = message
+        self.problems: list[UploadRejected] = [self]  # every refused file of the request, this one first
+
+    @classmethod
+    def of(cls, problems: list[UploadRejected]) -> UploadRejected:
+        """One error for a request with several refused files (nothing of it is stored)."""
+        first = problems[0]
+        kinds = {p.kind for p in problems}
+        kind = first.kind if len(kinds) == 1 else "invalid_upload"
+        message = first.message if len(problems) == 1 else f"{len(problems)} files refused; nothing was stored"
+        error = cls(first.file if len(problems) == 1 else f"{len(problems)} files", kind, message)
+        error.problems = list(problems)
+        return error
+
+    def to_json(self) -> dict[str, str]:
+        return {"file": self.file, "kind": self.kind, "message": self.message}

@@ -112,6 +112,34 @@ class OllamaSettings(BaseModel):
     retries: int = Field(2, description="Retries on connection errors.")
 
 
+class SummarySettings(BaseModel):
+    """The per-document summary tree (chunk groups -> sections -> document) and ``officeqa summarize``."""
+
+    group_size: int = Field(4, description="Consecutive chunks of one section summarised together as one leaf.")
+    fallback_section_leaves: int = Field(
+        6, description="Where a document has no headings, this many consecutive leaves make one synthetic section."
+    )
+    leaf_tokens: int = Field(200, description="Longest leaf summary, in tokens (sent to the model as num_predict).")
+    section_tokens: int = Field(300, description="Longest section summary, in tokens.")
+    document_tokens: int = Field(500, description="Longest document summary, in tokens.")
+    concurrency: int = Field(1, description="Model calls in flight at once while building trees (--concurrency).")
+    prompt_version: str = Field(
+        "1",
+        description=(
+            "Part of every node's cache key with the model name and the prompt text: change it to rebuild all "
+            "trees with the same model and templates (e.g. after the model's weights changed under one tag)."
+        ),
+    )
+    store_file: str = Field("summaries.sqlite3", description="The tree store's SQLite file, under data_dir.")
+    cache_days: float = Field(
+        30.0,
+        description=(
+            "Node summaries no tree uses any more (an older version of a document) are kept this many days, so "
+            "an edit that is reverted, or a document summarised after re-indexing, reuses them."
+        ),
+    )
+
+
 class RulesSettings(BaseModel):
     """The L0 intent rules."""
 
@@ -158,6 +186,30 @@ class ServerSettings(BaseModel):
 
     host: str = Field("127.0.0.1", description="Bind address.")
     port: int = Field(8000, description="Bind port.")
+    kb_root: str = Field(
+        "", description="Folder holding one data folder per named knowledge base; empty = <data_dir>/kbs."
+    )
+    knowledge_bases: list[str] = Field(
+        [],
+        description=(
+            "Knowledge bases the server serves (JSON list of names); empty = 'default' (data_dir) "
+            "plus every folder under kb_root."
+        ),
+    )
+    api_keys_file: str = Field(
+        "", description="API keys (hashed) file; empty = <data_dir>/api-keys.json. No key: localhost only."
+    )
+    max_upload_mb: float = Field(100.0, gt=0, description="Largest file one upload may carry (MiB).")
+    max_upload_files: int = Field(50, ge=1, description="Most files one upload request may carry.")
+    max_unpacked_mb: float = Field(
+        1024.0, gt=0, description="Largest total uncompressed size of an uploaded zip-based file (docx/xlsx/pptx)."
+    )
+    max_zip_ratio: float = Field(
+        200.0, gt=1, description="Largest compression ratio of an uploaded zip-based file above 10 MiB unpacked."
+    )
+    answer_threads: int = Field(
+        8, ge=1, le=256, description="Questions answered at once; each thread holds its own knowledge-base handles."
+    )
 
 
 class Settings(BaseSettings):
@@ -173,6 +225,7 @@ class Settings(BaseSettings):
     ollama: OllamaSettings = OllamaSettings()
     rules: RulesSettings = RulesSettings()
     server: ServerSettings = ServerSettings()
+    summary: SummarySettings = SummarySettings()
     tables: TablesSettings = TablesSettings()
 
 

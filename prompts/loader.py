@@ -50,6 +50,25 @@ class RewriteTemplate:
     instruction: str
 
 
+@dataclass(frozen=True, slots=True)
+class SummaryTemplate:
+    """The prompts of the summary tree: one per node kind, plus how a child summary is listed."""
+
+    language: str
+    system: str
+    leaf: str
+    section: str
+    document: str
+    child_item: str
+
+    def fingerprint(self) -> str:
+        """A short hash of every part: part of each node's cache key, so an edited template rebuilds its nodes."""
+        import hashlib
+
+        text = "\x1e".join((self.language, self.system, self.leaf, self.section, self.document, self.child_item))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 def _read_yaml(kind: str, language: str) -> dict[str, str]:
     if language not in LANGUAGES:
         raise ConfigurationError(f"no prompt templates for language {language!r} (have {', '.join(LANGUAGES)})")
@@ -84,3 +103,9 @@ def load_qa_template(language: str) -> QATemplate:
 def load_rewrite_template(language: str) -> RewriteTemplate:
     """The follow-up rewrite template for ``language``, cached after the first read."""
     return _build(RewriteTemplate, "rewrite", language)
+
+
+@functools.cache
+def load_summary_template(language: str) -> SummaryTemplate:
+    """The summary-tree templates for ``language``, cached after the first read."""
+    return _build(SummaryTemplate, "summary", language)

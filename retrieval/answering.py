@@ -133,9 +133,11 @@ class AnswerPipeline:
         tokenize: Tokenize | None = None,
         summary_of: Callable[[HitLike], str | None] | None = None,
         extract: Extract | None = None,
+        annotate: Callable[[Material, str], Material] | None = None,
     ) -> None:
         """``summary_of`` looks up a hit's summary-tree text; the assembler prefers it when chunks do not fit.
 
+        ``annotate(material, language)`` may relabel a material for the model (comments marked as such);
         ``extract(question, materials, language)`` makes the no-model answer; the question service
         passes one that knows the knowledge base (term weights, comment labels, table context, an
         embedder for cross-language questions); the default uses :func:`extractive_answer` alone.
@@ -145,6 +147,7 @@ class AnswerPipeline:
         self.generator = generator
         self.summary_of = summary_of
         self.extract = extract
+        self.annotate = annotate
         self._count = count
         self._tokenize = tokenize
 
@@ -256,6 +259,8 @@ class AnswerPipeline:
         mark = time.monotonic()
         template = load_qa_template(language)
         ollama = self.settings.ollama
+        if self.annotate is not None:
+            materials = [self.annotate(m, language) for m in materials]
         prompt = assemble(
             template, rewrite.standalone, materials, window=self.generator.num_ctx(),
             answer_reserve=ollama.answer_reserve_tokens, materials_share=ollama.materials_share,

@@ -20,6 +20,10 @@ from prompts.assembler import split_sentences
 from retrieval.messages import text as message
 
 _SPACE = re.compile(r"\s+")
+#: "批注（张三）：", "Speaker notes: " at the start of an annotated quote.
+LABEL_PREFIX = re.compile(
+    r"^((?:批注|演讲者备注|脚注|Comment|Speaker notes|Footnote)(?:（[^：]*）| \([^:]*\))?)[：:]\s*"
+)
 MAX_QUOTE_CHARS = 300
 
 ChunkTexts = Callable[[str], list[tuple[str, str, dict[str, Any]]]]  # doc id -> [(chunk id, text, metadata)]
@@ -172,6 +176,18 @@ class QuoteLocator:
             return " ".join(part for part in (before.strip()[-200:], block.caption or "") if part)
         return ""
 
+    def annotate(self, chunk_text: str, language: str) -> str:
+        """The chunk text with each comment, speaker note or footnote prefixed by its label and author,
+        so a model reading the materials knows what it is and who wrote it."""
+        out = chunk_text
+        for block in self.document.blocks:
+            if block.role in (BlockRole.COMMENT, BlockRole.NOTES, BlockRole.FOOTNOTE):
+                body = block.text.strip()
+                label = role_label(block.role, str(block.meta.get("author", "") or ""), language)
+                if body and label and body in out and f"{label}：{body}" not in out:
+                    out = out.replace(body, f"{label}：{body}", 1)
+        return out
+
     def label(self, sentence: str, language: str) -> str | None:
         """"批注（张三）" when the sentence is a comment (or notes, footnote), else None."""
         index = self.block_of(sentence)
@@ -181,7 +197,12 @@ class QuoteLocator:
         return role_label(block.role, str(block.meta.get("author", "") or ""), language) or None
 
     def refine(self, citation: Any) -> None:
-        """Set the citation's section and page from the block its quote comes from (when found)."""
+        """Set the citation's section and page from the block its quote comes from (when found); a quote that
+        carries an annotation label ("批注（张三）：…", added for the model) is split into label and text."""
+        labelled = LABEL_PREFIX.match(citation.quote or "")
+        if labelled:
+            citation.label_note = citation.label_note or labelled.group(1)
+            citation.quote = citation.quote[labelled.end():]
         first = citation.quote.split("…")[0] if citation.quote else ""
         index = self.block_of(first)
         if index is None:

@@ -151,6 +151,7 @@ def extractive_answer(
     context_of: ContextOf | None = None,
     similarity: Similarity | None = None,
     per_document: bool = False,
+    compare: bool = False,
     ignore: Sequence[str] = (),
     missing_subjects: Sequence[str] = (),
     max_sentences: int = 3,
@@ -161,7 +162,8 @@ def extractive_answer(
     Material i is cited as [i+1], the numbering a model prompt would have used. ``per_document``
     (a comparison, or a question naming several documents) quotes the best sentence of each
     document, the later ones also matched on words of the earlier quotes (a contact named in a
-    contract, then that person's task in the minutes). ``ignore``: words that only chose the documents
+    contract, then that person's task in the minutes); ``compare`` lets each document add a further
+    point that scores close to its first. ``ignore``: words that only chose the documents
     (their names, "对比新旧两版"); they are not asked about. ``missing_subjects``: nouns of the question
     that no indexed chunk mentions ("年终奖"): unless the best sentence spells them, the documents do
     not answer.
@@ -193,7 +195,8 @@ def extractive_answer(
             head.append(message("closest", language))
         return _render(head, closest, top, label_of, found=False, coverage=best.coverage if best else 0.0)
     if per_document and len({_doc(m) for m in top}) > 1:
-        chosen = _per_document(best, top, term_weights, weigh, numbers, tokenize, context_of, max_sentences)
+        chosen = _per_document(best, top, term_weights, weigh, numbers, tokenize, context_of,
+                               2 * max_sentences if compare else 2)
     else:
         chosen = _choose(candidates, term_weights, max_sentences)
     return _render([message("extract_header", language)], chosen, top, label_of, found=True,
@@ -251,8 +254,17 @@ def _per_document(
                 best_pair = (score, a, b)
     if best_pair is None:
         return [best]
-    first, second = sorted(best_pair[1:], key=lambda c: c.material)
-    return [first, second]
+    chosen = sorted(best_pair[1:], key=lambda c: c.material)
+    # a comparison lists more than one point per document when the next ones score close to the first
+    for doc, pick in zip(docs, best_pair[1:], strict=True):
+        for extra in by_doc[doc]:
+            if len(chosen) >= limit:
+                break
+            if extra is not pick and extra.score >= RELATIVE_KEEP * pick.score and \
+                    extra.coverage >= NOT_FOUND_COVERAGE:
+                chosen.append(extra)
+                break
+    return chosen
 
 
 def _score(

@@ -83,6 +83,7 @@ class Scope:
     superseded: dict[str, str] = field(default_factory=dict)  # older version's doc id -> newer's
     matched: dict[str, str] = field(default_factory=dict)  # doc id -> the name or word that matched
     unknown: list[str] = field(default_factory=list)  # explicit references that match no document
+    retrieval: bool = True  # False when other materials (the summary tree) answer instead of retrieved chunks
 
     @property
     def restricts(self) -> bool:

@@ -23,16 +23,27 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from indexing.profile import DocumentProfile, name_key
 from indexing.registry import INDEXED
+from indexing.summary import (
+    SummaryBuilder,
+    SummaryContext,
+    SummaryStore,
+    document_source,
+    summary_materials,
+    summary_store_path,
+)
+from officeqa.errors import DocumentNotFound
 from officeqa.settings import Settings
 from officeqa.text_tokens import subject_words, tokenize_for_bm25
-from prompts.assembler import Material
+from prompts.assembler import Material, split_sentences
 from prompts.language import detect_language
 from retrieval.answering import Answer, AnswerEvent, AnswerPipeline, handler_material, notice_for
+from retrieval.citations import citation_from_metadata
 from retrieval.evidence import QuoteLocator
 from retrieval.extractive import ExtractiveAnswer, extractive_answer
 from retrieval.followup import Rewrite, Turn, rewrite_followup
@@ -50,6 +61,10 @@ if TYPE_CHECKING:
 
 #: Handler routes answered from retrieval's top document when the question names none.
 RETRIEVED_SCOPE_DOCUMENTS = 1
+#: Handler routes that read tables: with no table in scope they cannot apply, and retrieval answers.
+TABLE_ROUTES = frozenset({"table_aggregate", "count", "list_values"})
+#: The L0 route of whole-document questions ("总结", "概括第四章", "overview"): answered from the summary tree.
+SUMMARY_ROUTE = "summary_tree"
 _LOCATOR_CACHE = 32
 #: Words of a comparison question that name no content ("对比新旧两版…有哪些变化").
 COMPARE_WORDS = ("对比", "比较", "新旧", "两版", "变化", "区别", "差异", "不同", "compare", "difference", "changed")
@@ -95,6 +110,7 @@ class QuestionService:
         self._catalog_marker: tuple[int, int] | None = None
         self._superseded: dict[str, str] = {}
         self._locators: OrderedDict[str, QuoteLocator] = OrderedDict()
+        self._summary_store: SummaryStore | None = None
 
     @classmethod
     def open(
@@ -112,6 +128,9 @@ class QuestionService:
         return cls(settings, kb, generator if not isinstance(generator, str) else None, owns_resources=True)
 
     def close(self) -> None:
+        if self._summary_store is not None:
+            self._summary_store.close()
+            self._summary_store = None
         if self._owns:
             if self.generator is not None:
                 self.generator.close()
@@ -161,16 +180,36 @@ class QuestionService:
         }
         extra: list[Material] = []
         rule_fallback: Answer | None = None
+        if decision.route == SUMMARY_ROUTE:
+            if scope.method in ("retrieved", "all"):
+                scope = self._retrieved_scope(standalone, mode, catalog)
+            summary = self._summary_context(standalone, scope, catalog)
+            if summary is not None and summary.materials:
+                base["summary"] = {"named_sections": summary.named, "extractive": summary.extractive,
+                                   "tokens": summary.tokens}
+                if failure is not None:
+                    yield AnswerEvent("answer", answer=self._summary_answer(
+                        question, rewrite, language, summary, failure, scope, catalog, base, started))
+                    return
+                extra.extend(summary.materials)
+                scope = Scope(scope.method, scope.doc_ids, scope.superseded, scope.matched, scope.unknown,
+                              retrieval=False)
         if decision.mode in ("answer", "handler_then_model") and decision.route in HANDLER_ROUTES:
             if scope.method == "retrieved":
                 scope = self._retrieved_scope(standalone, mode, catalog)
                 stored = self._stored(scope.doc_ids, catalog)
-            rule = self._rule_answer(question, rewrite, language, decision, scope, stored, catalog, base, started)
-            if decision.mode == "answer" or rule.metadata.get("handler", {}).get("items") == []:
-                yield AnswerEvent("answer", answer=rule)
-                return
-            rule_fallback = rule
-            extra.append(handler_material(decision, _handler_result(rule)))
+            if decision.route in TABLE_ROUTES and not table_columns(stored[0]):
+                # a count/aggregate over documents without tables: the rule cannot apply ("内测用户数达到多少人"
+                # asks for a stated figure); retrieval answers, and the metadata says why
+                base["handler_skipped"] = "no table in the documents in scope"
+            else:
+                rule = self._rule_answer(question, rewrite, language, decision, scope, stored, catalog, base,
+                                         started)
+                if decision.mode == "answer" or rule.metadata.get("handler", {}).get("items") == []:
+                    yield AnswerEvent("answer", answer=rule)
+                    return
+                rule_fallback = rule
+                extra.append(handler_material(decision, _handler_result(rule)))
         yield from self._retrieval_answer(
             question, turns, rewrite, failure, scope, catalog, extra, rule_fallback, base, stream, mode,
             language, started,
@@ -224,6 +263,58 @@ class QuestionService:
         return self.router.route(question, file_type=file_type, context={"columns": columns})
 
     # -- handler answers ---------------------------------------------------------------------------
+    # -- summary-tree answers ----------------------------------------------------------------------
+    def _summaries(self) -> SummaryStore:
+        if self._summary_store is None:
+            self._summary_store = SummaryStore(summary_store_path(self.settings))
+        return self._summary_store
+
+    def _summary_context(
+        self, question: str, scope: Scope, catalog: Mapping[str, CatalogEntry]
+    ) -> SummaryContext | None:
+        """The tree materials of the scope's documents; a missing tree is built now, extractively (about a
+        second per 100 pages), so a global question never waits for a model (``officeqa summarize`` upgrades it)."""
+        if not scope.doc_ids:
+            return None
+        store = self._summaries()
+        ollama = self.settings.ollama
+        budget = int((ollama.num_ctx - ollama.answer_reserve_tokens) * ollama.materials_share)
+        context = summary_materials(store, question, scope.doc_ids, budget)
+        if context.missing:
+            with SummaryBuilder(self.settings, store, None) as builder:
+                for doc_id in context.missing:
+                    entry = catalog.get(doc_id)
+                    try:
+                        builder.build(document_source(self.kb, doc_id, entry.path if entry else None))
+                    except DocumentNotFound:
+                        continue  # no stored form (indexed before) or no text: retrieval answers instead
+            context = summary_materials(store, question, scope.doc_ids, budget)
+        return context
+
+    def _summary_answer(
+        self,
+        question: str,
+        rewrite: Rewrite,
+        language: str,
+        summary: SummaryContext,
+        failure: Any,
+        scope: Scope,
+        catalog: Mapping[str, CatalogEntry],
+        base: dict[str, Any],
+        started: float,
+    ) -> Answer:
+        """No model: the tree's own summaries, cited by section and pages."""
+        citations = []
+        for n, material in enumerate(summary.materials, start=1):
+            quote = next((s.strip() for s in split_sentences(material.text) if s.strip()), "")
+            citations.append(citation_from_metadata(n, material.chunk_id, str(material.meta.get("doc_id", "")),
+                                                    material.meta, quote))
+        text = "\n".join([summary.answer, self._based_on(scope, catalog, language)]).strip()
+        notice = notice_for(failure.reason, language, suffix="summary_suffix")
+        metadata = {**base, "scope": scope.to_json(catalog), "failure": {"kind": failure.reason}}
+        return self._final(Answer(text, citations, "extractive", question, rewrite.standalone, language, notice,
+                                  metadata), started)
+
     def _rule_answer(
         self,
         question: str,
@@ -257,7 +348,9 @@ class QuestionService:
         return [(cid, *stored[cid]) for cid in ids if cid in stored]
 
     # -- retrieval answers -------------------------------------------------------------------------
-    def _pipeline(self, mode: str, scope: Scope, per_document: bool, ignore: Sequence[str]) -> AnswerPipeline:
+    def _pipeline(
+        self, mode: str, scope: Scope, per_document: bool, compare: bool, ignore: Sequence[str]
+    ) -> AnswerPipeline:
         """A pipeline whose retrieval stays inside this question's scope (built per question: no shared state)."""
 
         def retrieve(query: str, k: int) -> list[SearchHit]:
@@ -271,10 +364,17 @@ class QuestionService:
                 question, materials, language=language, tokenize=tokenize_for_bm25, weights=self._weight,
                 label_of=lambda material, sentence: self._label(material, sentence, language),
                 context_of=self._context, similarity=self._similarity, per_document=per_document,
-                ignore=ignore, missing_subjects=missing,
+                compare=compare, ignore=ignore, missing_subjects=missing,
             )
 
-        return AnswerPipeline(self.settings, retrieve, self.generator, extract=extract)
+        return AnswerPipeline(self.settings, retrieve, self.generator, extract=extract, annotate=self._annotate)
+
+    def _annotate(self, material: Material, language: str) -> Material:
+        locator = self._locator(str(material.meta.get("doc_id", "")))
+        if locator is None:
+            return material
+        text = locator.annotate(material.text, language)
+        return material if text == material.text else replace(material, text=text)
 
     def _weight(self, term: str) -> float:
         """How much a question word matters: its idf in this knowledge base.
@@ -326,7 +426,7 @@ class QuestionService:
 
     def _scoped_search(self, query: str, mode: str, k: int, scope: Scope) -> list[SearchHit]:
         """Hybrid search inside the scope; hits of superseded versions give way to the newest version."""
-        if scope.restricts and not scope.doc_ids:
+        if not scope.retrieval or (scope.restricts and not scope.doc_ids):
             return []
         filters = {"doc_id": {"$in": list(scope.doc_ids)}} if scope.restricts else None
         hits = search(self.kb, query, mode, k, filters)
@@ -359,8 +459,9 @@ class QuestionService:
         language: str,
         started: float,
     ) -> Iterator[AnswerEvent]:
-        per_document = decision_route(base) == "compare" or (scope.restricts and len(scope.doc_ids) > 1)
-        pipeline = self._pipeline(mode, scope, per_document, self._naming_words(scope, catalog))
+        compare = decision_route(base) == "compare"
+        per_document = compare or (scope.restricts and len(scope.doc_ids) > 1)
+        pipeline = self._pipeline(mode, scope, per_document, compare, self._naming_words(scope, catalog))
         background = "、".join(_name(d, catalog) for d in scope.doc_ids) if scope.restricts else ""
         for event in pipeline.stream(question, turns, scope=background, extra=extra, streaming=stream,
                                      rewrite=rewrite, probed=(failure,)):
@@ -438,8 +539,16 @@ def _no_retrieval(query: str, k: int) -> list[SearchHit]:
 
 
 def _name(doc_id: str, catalog: Mapping[str, CatalogEntry]) -> str:
+    """The file name; when another indexed document has the same name, with its folder and stated version."""
     entry = catalog.get(doc_id)
-    return PurePath(entry.path).name if entry is not None else doc_id[:12]
+    if entry is None:
+        return doc_id[:12]
+    name = PurePath(entry.path).name
+    if sum(1 for other in catalog.values() if PurePath(other.path).name == name) > 1:
+        folder = PurePath(entry.path).parent.name
+        version = f" ({entry.profile.version})" if entry.profile.version else ""
+        return f"{folder}/{name}{version}"
+    return name
 
 
 def _bare_profile(doc_id: str, path: str) -> DocumentProfile:

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 _DATE = r"(?:\d{4}\s*年\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?|\d{4}[-/.]\d{1,2}(?:[-/.]\d{1,2})?)"
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("版本号", re.compile(r"版\s*本\s*号?\s*[:：]\s*([Vv]?\s*[0-9A-Za-z][0-9A-Za-z.\-_]{0,15})")),
-    ("版本", re.compile(r"([Vv]\d{1,3}(?:\.\d{1,3}){1,3})\s*版")),
+    # "（V2.1版）", "V2.1 版" — but not "V2.3版本上线" (a product release named in running text)
+    ("版本", re.compile(r"([Vv]\d{1,3}(?:\.\d{1,3}){1,3})\s*版(?!本)")),
     ("修订", re.compile(rf"((?:{_DATE}|\d{{4}}\s*年)\s*(?:第[一二三四五六七八九十\d]{{1,3}}次)?\s*修[订正](?:版)?)")),
     ("修订", re.compile(r"修[订正]\s*(?:日期|时间|版本|号)\s*[:：]\s*(\S{1,20})")),
     ("生效日期", re.compile(rf"(?:生效|施行|实施)\s*(?:日期|时间)\s*[:：]\s*({_DATE})")),

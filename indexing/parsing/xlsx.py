@@ -467,6 +467,27 @@ def _read_streamed_sheet(stream: BinaryIO, sheet: _Sheet, settings: ParsingSetti
         raw.close()
 
 
+def calamine_sheets_to_blocks(
+    path: Path, workbook: Any, names: list[str], settings: ParsingSettings
+) -> tuple[list[Block], list[str]]:
+    """(blocks, warnings) of the named worksheets of a workbook python-calamine opened.
+
+    The legacy and open spreadsheet formats (.xls, .et, .ods) are read by calamine too and
+    laid out by the same rules as .xlsx, so a table reads the same whatever saved it.
+    """
+    blocks: list[Block] = []
+    warnings: list[str] = []
+    for name in names:
+        sheet = _Sheet(name)
+        _read_calamine_sheet(path, workbook, sheet, settings)
+        warnings.extend(sheet.warnings)
+        sheet_blocks = _layout(sheet)
+        if sheet_blocks:
+            blocks.append(Block(type=BlockType.HEADING, text=name, level=1, sheet=name))
+            blocks.extend(sheet_blocks)
+    return blocks, warnings
+
+
 def parse_xlsx(path: Path, password: str | None, settings: ParsingSettings) -> ParsedDocument:
     """Parse a workbook (decrypting it in memory when a password is given) into blocks."""
     stream = open_ooxml(path, password)

@@ -23,6 +23,10 @@ COMMAND_MODULES: list[str] = [
     "server.cli.index_cmd",
     "server.cli.eval_retrieval_cmd",
     "server.cli.ask_cmd",
+    "server.cli.eval_cmd",
+    "server.cli.summarize_cmd",
+    "server.cli.serve_cmd",
+    "server.cli.keys_cmd",
 ]
 
 EXIT_PRODUCT_ERROR = 4

@@ -9,6 +9,11 @@ import pytest
 EXPORTS = {
     "indexing.parsing": {"SUPPORTED_SUFFIXES", "parse_file"},
     "indexing.chunking": {"ChunkMetrics", "ChunkingResult", "chunk_document", "document_text", "merge_metrics"},
+    "indexing.summary": {"EXTRACTIVE_MODEL", "BuildProgress", "BuildReport", "DocumentSource", "PlanLimits",
+                         "PlannedNode", "SourceChunk", "Span", "StoredSummary", "SummaryBuilder", "SummaryContext",
+                         "SummaryNode", "SummaryStore", "SummaryTree", "TreeInfo", "document_source", "plan_tree",
+                         "source_chunks", "summary_materials", "summary_store_path", "textrank_summary",
+                         "tree_to_json", "tree_to_markdown"},
     "officeqa.embeddings": {"BACKENDS", "Embedder", "HashEmbedder", "ProgressCallback", "create_embedder",
                             "normalise_rows"},
     "retrieval.handlers": {"Citation", "HandlerItem", "HandlerResult", "run_route"},

@@ -1,0 +1,73 @@
+"""Who is asking and what they may touch: the API key of a request, checked in route guards.
+
+Guards run before Litestar reads a request body, so an unauthenticated upload is refused
+before a byte of it is spooled. A key travels as ``Authorization: Bearer oqa_...`` (what
+OpenAI clients send) or ``X-API-Key``; the knowledge base as ``X-Knowledge-Base`` or ``?kb=``
+(the OpenAI endpoint: the model name). With no active key configured the server is in local
+mode: it binds to localhost only (``officeqa serve`` sees to that) and every request may do
+everything.
+"""
+
+from __future__ import annotations
+
+from litestar.connection import ASGIConnection
+from litestar.handlers.base import BaseRouteHandler
+
+from officeqa.errors import NotAuthenticated
+from server.keys import Access, KeyStore
+from server.resources import ServerResources
+
+KB_HEADER = "X-Knowledge-Base"
+
+
+def resources_of(connection: ASGIConnection) -> ServerResources:
+    return connection.app.state.officeqa
+
+
+def token_of(connection: ASGIConnection) -> str:
+    header = connection.headers.get("authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    return connection.headers.get("x-api-key", "").strip()
+
+
+def authenticate(connection: ASGIConnection, keys: KeyStore) -> Access:
+    if not keys.has_active_keys():
+        return Access(local=True)
+    token = token_of(connection)
+    if not token:
+        raise NotAuthenticated("an API key is required: send 'Authorization: Bearer <key>' (see `officeqa keys`)")
+    key = keys.authenticate(token)
+    if key is None:
+        raise NotAuthenticated("unknown or revoked API key")
+    return Access(key=key)
+
+
+def requested_kb(connection: ASGIConnection) -> str | None:
+    return connection.headers.get(KB_HEADER) or connection.query_params.get("kb") or None
+
+
+def access_of(connection: ASGIConnection) -> Access:
+    """The request's access, as the guard left it."""
+    return connection.state.access
+
+
+def kb_of(connection: ASGIConnection, *, write: bool = False) -> str:
+    """The knowledge base this request works on (404 for one its key may not read, 403 to write without right)."""
+    return resources_of(connection).knowledge_bases.select(access_of(connection), requested_kb(connection),
+                                                           write=write)
+
+
+def require_key(connection: ASGIConnection, _: BaseRouteHandler) -> None:
+    """Guard: a valid key (or local mode); the access is kept for the handler."""
+    connection.state.access = authenticate(connection, resources_of(connection).keys)
+
+
+def require_write(connection: ASGIConnection, handler: BaseRouteHandler) -> None:
+    """Guard: as :func:`require_key`, and the key may change the knowledge base the request names."""
+    require_key(connection, handler)
+    kb_of(connection, write=True)
+
+
+__all__ = ["KB_HEADER", "access_of", "authenticate", "kb_of", "require_key", "require_write", "resources_of"]

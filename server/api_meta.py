@@ -1,0 +1,100 @@
+"""Health, the knowledge bases a key sees, L0 route explanations, and the web client's page."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from litestar import Request, Response, get, post
+
+from officeqa.errors import FailureKind, GenerationError, NotAuthenticated
+from server.access import access_of, authenticate, require_key, resources_of
+from server.schemas import RouteRequest
+
+WEB_DIR = Path(__file__).resolve().parent / "web"
+
+#: The page runs only its own script and style; document text is never markup (see web/markdown.js),
+#: and this policy keeps it so even if a bug let markup through.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+       "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+PAGE_HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
+                "Referrer-Policy": "no-referrer", "Cache-Control": "no-cache"}
+
+
+@get("/", include_in_schema=False)
+async def index_page() -> Response[bytes]:
+    """The web client (static files under /static; no build step)."""
+    return Response((WEB_DIR / "index.html").read_bytes(), media_type="text/html; charset=utf-8",
+                    headers=PAGE_HEADERS)
+
+
+@get("/api/kbs", guards=[require_key], tags=["meta"], summary="Knowledge bases this key may use")
+async def knowledge_bases(request: Request) -> dict[str, Any]:
+    access = access_of(request)
+    kbs = resources_of(request).knowledge_bases
+    return {"local_mode": access.local,
+            "knowledge_bases": [{"name": n, "write": access.can_write(n)} for n in kbs.visible(access)]}
+
+
+@post("/api/route", guards=[require_key], status_code=200, tags=["meta"],
+      summary="How the L0 rules route an instruction, with every rule's verdict")
+async def explain_route(data: RouteRequest, request: Request) -> dict[str, Any]:
+    from retrieval.l0 import route
+
+    settings = resources_of(request).settings
+    decision = route(data.instruction, file_type=data.file_type, settings=settings, explain=True)
+    return decision.to_json(explain=True)
+
+
+def _model_status(resources: Any) -> dict[str, Any]:
+    """Can a model answer? One short probe (the same check a question makes before it asks the model)."""
+    generator = resources.generator
+    ollama = resources.settings.ollama
+    if generator is None:
+        return {"configured": False, "reachable": False, "model": None, "model_present": False,
+                "answers": "extractive"}
+    status: dict[str, Any] = {"configured": True, "host": ollama.host, "model": ollama.model}
+    try:
+        generator.check_available()
+    except GenerationError as exc:
+        return {**status, "reachable": exc.kind is not FailureKind.UNREACHABLE,
+                "model_present": exc.kind not in (FailureKind.MODEL_MISSING, FailureKind.UNREACHABLE),
+                "error": {"kind": exc.kind.value, "message": exc.message}, "answers": "extractive"}
+    return {**status, "reachable": True, "model_present": True, "answers": "model"}
+
+
+def _store_status(service: Any) -> dict[str, Any]:
+    kb = service.kb
+    registry = kb.registry
+    return {"documents": registry.counts_by_status(), "chunks": sum(registry.chunk_counts().values()),
+            "bm25_chunks": len(kb.bm25), "vector_chunks": kb.vectors.count()}
+
+
+@get("/api/health", tags=["meta"], summary="Stores, embedder, Ollama and queue state")
+async def health(request: Request) -> dict[str, Any]:
+    """Always answers (load balancers call it without a key); knowledge-base details only for a key that
+    may read them (every one in local mode)."""
+    resources = resources_of(request)
+    try:
+        access = authenticate(request, resources.keys)
+        visible = resources.knowledge_bases.visible(access)
+    except NotAuthenticated:
+        visible = []
+    model = await asyncio.to_thread(_model_status, resources)
+    stores = {}
+    for name in visible:
+        stores[name] = await resources.pool.call(name, _store_status)
+    embedder = resources.embedder
+    return {
+        "status": "ok",
+        "answers": model["answers"],
+        "knowledge_bases": stores,
+        "embedder": {"backend": resources.settings.embedding.backend, "name": embedder.name, "dim": embedder.dim},
+        "ollama": model,
+        "queue": {**resources.ingest.depth(), "answer_threads": resources.pool.size,
+                  "answer_threads_busy": resources.pool.busy},
+    }
+
+
+__all__ = ["CSP", "WEB_DIR", "explain_route", "health", "index_page", "knowledge_bases"]

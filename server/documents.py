@@ -1,0 +1,160 @@
+"""What the documents API shows, composed from the registry, the stores and the ingestion jobs.
+
+These functions run on an answer thread with that thread's knowledge-base handle; they return
+plain JSON-ready data and never parse source files (the chunk preview re-chunks the STORED
+parsed document to report the chunking quality metrics, cached per document).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import PurePath
+from typing import TYPE_CHECKING, Any
+
+from indexing.chunking.metrics import SENTENCE_FINAL
+from indexing.registry import REMOVED, DocumentRecord
+from officeqa.errors import DocumentNotFound
+from server.ingest import FAILED, RUNNING, Job
+
+if TYPE_CHECKING:
+    from indexing.knowledge_base import KnowledgeBase
+    from officeqa.settings import ChunkingSettings
+
+#: registry status -> the state the API shows (a live job shows queued/indexing instead)
+_STATES = {"indexed": "indexed", "failed": "failed", "duplicate": "duplicate", "pending": "queued"}
+_METRICS_CACHE = 64
+
+
+def _entry(record: DocumentRecord | None, job: Job | None) -> dict[str, Any] | None:
+    """One document as the API shows it: a live job wins (queued/indexing), then the registry row; a path with
+    neither a row nor a live job is shown only when its last job failed."""
+    out: dict[str, Any]
+    if record is not None:
+        out = {"doc_id": record.doc_id, "path": record.path, "file_type": record.file_type, "size": record.size,
+               "state": _STATES.get(record.status, record.status), "chunks": record.chunk_count,
+               "indexed_at": record.indexed_at, "error": None}
+        if record.status == "failed":
+            out["error"] = {"kind": record.error_kind, "message": record.error_message}
+        if record.status == "duplicate":
+            out["note"] = record.error_message
+    elif job is not None and (job.live or job.state == FAILED):
+        out = {"doc_id": job.doc_id, "path": job.path, "file_type": PurePath(job.path).suffix.lstrip(".").lower(),
+               "size": None, "state": "failed", "chunks": 0, "indexed_at": None, "error": None}
+    else:
+        return None
+    if job is not None and job.live:
+        out.update(doc_id=job.doc_id or out["doc_id"], state="indexing" if job.state == RUNNING else "queued",
+                   error=None)
+    elif job is not None and job.state == FAILED and (record is None or job.doc_id != record.doc_id):
+        # the upload was refused; an earlier version of the same file may still be indexed (state says so)
+        out["error"] = {"kind": job.error_kind, "message": job.error_message}
+    if out["state"] != "indexed":
+        out["chunks"] = 0
+    out["name"] = PurePath(out["path"]).name
+    out["job"] = job.to_json() if job is not None else None
+    return out
+
+
+def list_documents(kb: KnowledgeBase, jobs: Sequence[Job]) -> list[dict[str, Any]]:
+    """Every document that is not removed, with its state; files still waiting for their job come too."""
+    latest: dict[str, Job] = {}
+    for job in jobs:  # newest first: keep the newest job per path
+        if job.kind == "index":
+            latest.setdefault(job.path, job)
+    records = {r.path: r for r in kb.registry.documents() if r.status != REMOVED}
+    entries = [_entry(records.get(path), latest.get(path)) for path in sorted(set(records) | set(latest))]
+    return [e for e in entries if e is not None]
+
+
+def resolve_document(kb: KnowledgeBase, ref: str) -> str:
+    """The doc id of a document of this knowledge base named by its id (or 8+ leading characters)."""
+    ids = kb.registry.find_doc_ids(ref) if len(ref) >= 8 else []
+    live = [d for d in ids if any(r.status != REMOVED for r in kb.registry.by_doc_id(d))]
+    if len(live) == 1:
+        return live[0]
+    if len(live) > 1:
+        raise DocumentNotFound(f"{ref!r} matches {len(live)} documents; give more characters")
+    raise DocumentNotFound(f"no document {ref!r} in this knowledge base")
+
+
+class MetricsCache:
+    """Chunking quality metrics per (knowledge base, doc id): re-chunking a long document takes seconds."""
+
+    def __init__(self, size: int = _METRICS_CACHE) -> None:
+        self._items: OrderedDict[tuple[str, str], dict[str, Any] | None] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, str], compute: Any) -> dict[str, Any] | None:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        value = compute()
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return value
+
+
+def document_metrics(kb: KnowledgeBase, doc_id: str, chunking: ChunkingSettings) -> dict[str, Any] | None:
+    """The chunking quality metrics of a stored document (None when it was stored before documents were kept)."""
+    from indexing.chunking import chunk_document
+
+    parsed = kb.documents.get(doc_id)
+    if parsed is None:
+        return None
+    return asdict(chunk_document(parsed, chunking, doc_id=doc_id).metrics)
+
+
+def chunk_preview(
+    kb: KnowledgeBase,
+    doc_id: str,
+    *,
+    offset: int,
+    limit: int,
+    chunk_id: str | None,
+    target_tokens: int,
+) -> dict[str, Any]:
+    """A page of the document's indexed chunks (or the one ``chunk_id``), as the stores hold them."""
+    ids = kb.registry.chunk_ids(doc_id)
+    if chunk_id is not None:
+        if chunk_id not in ids:
+            raise DocumentNotFound(f"no chunk {chunk_id!r} in document {doc_id[:12]}")
+        offset, page_ids = ids.index(chunk_id), [chunk_id]
+    else:
+        page_ids = ids[offset: offset + limit]
+    stored = kb.fetch(page_ids)
+    records = kb.registry.by_doc_id(doc_id)
+    path = next((r.path for r in records if r.status != REMOVED), records[0].path if records else "")
+    chunks = []
+    for position, cid in enumerate(page_ids, start=offset):
+        text, meta = stored.get(cid, ("", {}))
+        tokens = int(meta.get("tokens", 0) or 0)
+        stripped = text.strip()
+        chunk = {
+            "id": cid,
+            "position": position,
+            "text": text,
+            "heading_path": [p for p in str(meta.get("heading_path", "")).split(" > ") if p],
+            "tokens": tokens,
+            "kind": meta.get("kind"),
+            "quality": {
+                "oversize": tokens > target_tokens,
+                "ends_at_sentence": bool(stripped) and stripped[-1] in SENTENCE_FINAL,
+                "empty": not stripped,
+            },
+        }
+        for key in ("page", "page_end", "sheet", "slide"):
+            if key in meta:
+                chunk[key] = meta[key]
+        chunks.append(chunk)
+    return {"doc_id": doc_id, "name": PurePath(path).name, "path": path, "total": len(ids), "offset": offset,
+            "limit": limit, "chunks": chunks}
+
+
+__all__ = ["MetricsCache", "chunk_preview", "document_metrics", "list_documents", "resolve_document"]

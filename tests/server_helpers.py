@@ -1,0 +1,64 @@
+"""Helpers for the API tests: an app over a temporary data folder (hash embedder, real SQLite,
+Chroma and BM25), clients through Litestar's test client, and waiting for the background indexer."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from litestar.testing import TestClient
+
+from officeqa.settings import EmbeddingSettings, OllamaSettings, ServerSettings, Settings
+
+INDEX_TIMEOUT_S = 180.0  # guards against a hang only; CI is a busy 2-core machine
+
+
+def make_settings(root: Path, ollama_url: str = "http://127.0.0.1:9", **server: Any) -> Settings:
+    return Settings(
+        data_dir=root / "data",
+        embedding=EmbeddingSettings(backend="hash"),
+        ollama=OllamaSettings(host=ollama_url, connect_timeout_s=0.5, retries=0),
+        server=ServerSettings(**server),
+    )
+
+
+def upload(client: TestClient, files: dict[str, bytes], headers: dict[str, str] | None = None,
+           kb: str | None = None) -> Any:
+    params = {"kb": kb} if kb else None
+    return client.post("/api/documents", files=[("files", (name, data)) for name, data in files.items()],
+                       headers=headers or {}, params=params)
+
+
+def wait_indexed(client: TestClient, names: list[str], headers: dict[str, str] | None = None,
+                 kb: str | None = None) -> dict[str, dict[str, Any]]:
+    """Poll GET /api/documents until every named file has left queued/indexing; returns them by name."""
+    deadline = time.monotonic() + INDEX_TIMEOUT_S
+    params = {"kb": kb} if kb else None
+    while True:
+        response = client.get("/api/documents", headers=headers or {}, params=params)
+        assert response.status_code == 200, response.text
+        docs = {d["name"]: d for d in response.json()["documents"]}
+        if all(n in docs and docs[n]["state"] not in ("queued", "indexing") for n in names):
+            return docs
+        assert time.monotonic() < deadline, f"indexing did not finish: {docs}"
+        time.sleep(0.2)
+
+
+def sse_events(text: str) -> list[tuple[str, str]]:
+    """(event, data) pairs of a text/event-stream body."""
+    events = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        event, data = "message", []
+        for line in block.split("\n"):
+            if line.startswith("event:"):
+                event = line[6:].strip()
+            elif line.startswith("data:"):
+                data.append(line[5:].lstrip(" "))
+        if data:
+            events.append((event, "\n".join(data)))
+    return events
+
+
+def files_under(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
