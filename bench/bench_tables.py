@@ -189,7 +189,8 @@ def main() -> int:
 
     lines += [
         "| step | result |", "|---|---|",
-        f"| parse the xlsx (product parser; sheets above 64 MB stream through openpyxl) | {parse_s:.1f} s, peak RSS {rss_parse:,.0f} MB |",
+        f"| parse the xlsx (product parser; sheets above 64 MB stream through openpyxl) | {parse_s:.1f} s, "
+        f"peak RSS {rss_parse:,.0f} MB |",
         f"| index: `TableStore.put` (type 11 columns, load DuckDB, value index) | {index_s:.1f} s "
         f"({args.rows / index_s:,.0f} rows/s), peak RSS {rss_index:,.0f} MB |",
         f"| DuckDB store size (11 typed columns + row numbers + value index) | {duck_mb:.1f} MB |",
