@@ -158,7 +158,7 @@ class RulesSettings(BaseModel):
         "use", description="Embedding backend of the second stage (a name the embedding factory knows)."
     )
     second_stage_min_similarity: float = Field(
-        0.5, description="The second stage speaks only when its best example is at least this similar."
+        0.65, description="The second stage speaks only when its best example is at least this similar."
     )
     second_stage_margin: float = Field(
         0.08, description="...and at least this much more similar than the best example of any other route."
