@@ -7,11 +7,12 @@ catches the next synonym only after someone misses it; a sentence embedding plac
 
 Why nearest neighbours in the bundled USE space and not a classifier over character
 n-grams: measured by leave-one-out over the labelled examples (``bench/bench_l0.py``),
-USE neighbours label 68-82% right against at most 49% for TF-IDF char n-gram neighbours, and when
-they override the default route they are right 93% of the time (at the shipped similarity
-floor 0.65 and margin 0.08, which leave 97% of ordinary questions alone) against 64-71%. The cost (a few milliseconds to embed one instruction on one
-thread, a 2-6 s model load and a few seconds for the examples, once per process) is paid only
-when no rule matched.
+USE neighbours label 57-82% of them right (by floor and margin) against at most 49% for
+TF-IDF char n-gram neighbours, and when they override the default route they are right 93%
+of the time (at the shipped floor 0.65 and margin 0.08, which leave 97% of ordinary
+questions alone) against 64-71%. The cost (a few milliseconds to embed one instruction on
+one thread, a 2-6 s model load and under a second for the examples, once per process) is
+paid only when no rule matched.
 
 Why a margin and vetoes: most instructions no rule matches are ordinary questions
 (``retrieve_qa``), so the stage speaks only when the best route is clearly ahead of every
