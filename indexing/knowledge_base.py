@@ -238,6 +238,7 @@ class KnowledgeBase:
         if stale:
             self.vectors.delete_ids(sorted(set(stale)))
         self._bm25_remove(set(stale) | set(ids))
+        self._put_tables(docs)
         texts = [c.text for d in docs for c in d.chunks]
         metas = [chunk_metadata(c, d.record.path, d.record.file_type) for d in docs for c in d.chunks]
         vectors = [d.vectors for d in docs if d.chunks]
@@ -261,6 +262,25 @@ class KnowledgeBase:
             if doc.replaces and doc.replaces != doc.record.doc_id:
                 self._release(doc.replaces)
 
+    def _put_tables(self, docs: Sequence[PreparedDocument]) -> None:
+        """Tables as typed rows in the table store (staged before the registry commit; idempotent by doc id)."""
+        with_tables = [d for d in docs if d.parsed is not None and any(b.type.value == "table"
+                                                                       for b in d.parsed.blocks)]
+        if not with_tables:
+            return
+        from indexing.table_store import TableStore
+
+        with TableStore.from_settings(self.settings) as store:
+            for doc in with_tables:
+                store.put(doc.record.doc_id, doc.record.path, doc.parsed)
+
+    def _drop_tables(self, doc_id: str) -> None:
+        from indexing.table_store import TableStore, table_store_path
+
+        if table_store_path(self.settings).exists():
+            with TableStore.from_settings(self.settings) as store:
+                store.delete(doc_id)
+
     def _drop_doc_chunks(self, doc_id: str, keep_if_owned_elsewhere: str | None) -> None:
         """Delete ``doc_id``'s chunks from every store, unless another path still owns them."""
         if keep_if_owned_elsewhere is not None:
@@ -271,6 +291,7 @@ class KnowledgeBase:
         if self._vectors is not None or (self.data_dir / "chroma").exists():
             self.vectors.delete_doc(doc_id)
         self._bm25_remove(ids)
+        self._drop_tables(doc_id)
         with self.registry.transaction():
             self.registry.delete_chunks(doc_id)
             self.documents.delete(doc_id)

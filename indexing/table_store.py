@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -172,9 +173,10 @@ class TableStore:
                    value_index_limit=settings.tables.value_index_limit)
 
     def __init__(self, path: str | Path, *, read_only: bool = False,
-                 value_index_limit: int = DEFAULT_VALUE_INDEX_LIMIT) -> None:
+                 value_index_limit: int = DEFAULT_VALUE_INDEX_LIMIT, lock_timeout_s: float = 10.0) -> None:
         self.path = Path(path)
         self.read_only = read_only
+        self.lock_timeout_s = lock_timeout_s
         self.value_index_limit = value_index_limit
         self._con: Any = None
         self._lock = threading.RLock()
@@ -182,15 +184,25 @@ class TableStore:
     # ------------------------------------------------------------ connection
 
     def _connect(self) -> Any:
+        """The connection, opened on first use. DuckDB lets one process write a file (or several read it):
+        a writer in another process (an ``index`` run beside the server) holds it for one commit, so a
+        lock conflict is retried for ``lock_timeout_s`` before it becomes a one-line error."""
         if self._con is None:
             import duckdb
 
             if not self.read_only:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                self._con = duckdb.connect(str(self.path), read_only=self.read_only)
-            except duckdb.Error as exc:
-                raise TableStoreError(f"table store {self.path}: cannot be opened: {exc}") from exc
+            deadline = time.monotonic() + self.lock_timeout_s
+            delay = 0.05
+            while True:
+                try:
+                    self._con = duckdb.connect(str(self.path), read_only=self.read_only)
+                    break
+                except duckdb.Error as exc:
+                    if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
+                        raise TableStoreError(f"table store {self.path}: cannot be opened: {exc}") from exc
+                    time.sleep(delay)
+                    delay = min(delay * 2, 0.5)
             if not self.read_only:
                 for statement in _SCHEMA:
                     self._con.execute(statement)

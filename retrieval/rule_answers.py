@@ -23,6 +23,8 @@ from retrieval.messages import extract_label
 from retrieval.messages import text as message
 
 MAX_CITED_ITEMS = 200
+#: Rows quoted for one aggregate (the answer states how many rows matched).
+MAX_CITED_ROWS = 5
 
 
 @dataclass(slots=True)
@@ -44,6 +46,29 @@ class _Citations:
         self._chunks_cache: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
         self.items: list[Citation] = []
         self._index: dict[tuple[str, str], int] = {}
+
+    def cite_rows(self, place: Any, limit: int = MAX_CITED_ROWS) -> list[int]:
+        """A stored-table citation: each cited row quoted with its header (the first ``limit`` of them)."""
+        document = self._by_parse_path.get(str(place.file))
+        if document is None or place.table is None:
+            return []
+        block_index = table_block_index(document.parsed, place.table)
+        if block_index is None:
+            return []
+        block = document.parsed.blocks[block_index]
+        rows = list(getattr(place, "row_list", None) or [])
+        if not rows and (place.sheet_row is not None or place.row is not None):
+            rows = [place.sheet_row if place.sheet_row is not None else place.row]
+        exact = rows_are_sheet_rows(block)
+        numbers = []
+        for row in rows[:limit]:
+            data_row = row - block.meta["first_row"] - len(block.header_rows or []) + 1 if exact else row
+            single = type(place)(file=place.file, page=place.page, sheet=place.sheet, table=place.table,
+                                 row=data_row, sheet_row=row if exact else None, block=block_index)
+            n = self.cite(single, "")
+            if n is not None:
+                numbers.append(n)
+        return numbers
 
     def cite(self, place: Any, value: str) -> int | None:
         document = self._by_parse_path.get(str(place.file))
@@ -71,6 +96,27 @@ class _Citations:
         return citation.n
 
 
+def table_block_index(document: ParsedDocument, table_no: int) -> int | None:
+    """The block index of the document's ``table_no``-th table (1-based, document order), as the table store
+    numbers them."""
+    seen = 0
+    for index, block in enumerate(document.blocks):
+        if block.type is BlockType.TABLE:
+            seen += 1
+            if seen == table_no:
+                return index
+    return None
+
+
+def rows_are_sheet_rows(block: Any) -> bool:
+    """True when the table store numbers this table's rows by spreadsheet row (the table is one contiguous
+    band of rows: ``first_row``..``last_row`` hold exactly the header and data rows), as it decides."""
+    first, last = block.meta.get("first_row"), block.meta.get("last_row")
+    if not isinstance(first, int) or not isinstance(last, int):
+        return False
+    return last - first + 1 == len(block.header_rows or []) + len(block.rows or [])
+
+
 def _int(value: object) -> int | None:
     return int(value) if isinstance(value, int | float) else None
 
@@ -83,6 +129,11 @@ def render_rule_answer(
 ) -> tuple[str, list[Citation]]:
     """(answer text, citations) for a handler result over ``documents``."""
     citations = _Citations(documents, chunk_texts, language)
+    if getattr(result, "outcome", None) is not None:  # a stored-table query (retrieval.tables)
+        for item in result.items[:MAX_CITED_ITEMS]:
+            for place in item.citations[:1]:
+                citations.cite_rows(place)
+        return result.answer_text, citations.items
     if result.route in FINDERS:
         return _extraction(result, citations, language), citations.items
     if result.route == "outline":

@@ -20,10 +20,11 @@ once and passed in; :meth:`QuestionService.open` builds them from settings for s
 
 from __future__ import annotations
 
+import re
 import time
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +38,7 @@ from indexing.summary import (
     summary_materials,
     summary_store_path,
 )
+from indexing.table_store import TableStore
 from officeqa.errors import DocumentNotFound
 from officeqa.settings import Settings
 from officeqa.text_tokens import subject_words, tokenize_for_bm25
@@ -53,6 +55,7 @@ from retrieval.rule_answers import StoredDocument, render_rule_answer, stored_do
 from retrieval.rules.loader import HANDLER_ROUTES
 from retrieval.scope import CatalogEntry, Scope, newest_versions, resolve_explicit, resolve_named
 from retrieval.search import SearchHit, search
+from retrieval.tables.answer import TABLE_ROUTES, answer_for_route
 
 if TYPE_CHECKING:
     from indexing.knowledge_base import KnowledgeBase
@@ -61,8 +64,10 @@ if TYPE_CHECKING:
 
 #: Handler routes answered from retrieval's top document when the question names none.
 RETRIEVED_SCOPE_DOCUMENTS = 1
-#: Handler routes that read tables: with no table in scope they cannot apply, and retrieval answers.
-TABLE_ROUTES = frozenset({"table_aggregate", "count", "list_values"})
+#: Table refusals that mean "not a question about these tables": retrieval answers instead.
+NOT_TABLE_QUESTIONS = ("no_table", "no_link")
+#: Documents with tables (from the top retrieved) the table linker chooses among when the question names none.
+TABLE_SCOPE_DOCUMENTS = 5
 #: The L0 route of whole-document questions ("总结", "概括第四章", "overview"): answered from the summary tree.
 SUMMARY_ROUTE = "summary_tree"
 _LOCATOR_CACHE = 32
@@ -198,7 +203,23 @@ class QuestionService:
             if scope.method == "retrieved":
                 scope = self._retrieved_scope(standalone, mode, catalog)
                 stored = self._stored(scope.doc_ids, catalog)
-            if decision.route in TABLE_ROUTES and not table_columns(stored[0]):
+            table = self._table_answer(decision, standalone, scope, language, mode, catalog) \
+                if decision.route in TABLE_ROUTES else None
+            if table is not None and table.result.data.get("kind") in NOT_TABLE_QUESTIONS:
+                base["handler_skipped"] = table.result.data.get("reason", "")
+            elif decision.mode == "handler_then_model" and failure is not None and table is None:
+                # a low-confidence rule and no model to weigh its result: quoting the documents is safer
+                base["handler_skipped"] = "low-confidence rule and no model to check it"
+            elif table is not None:
+                documents = self._stored([d for d in dict.fromkeys(table.doc_ids) if d in catalog], catalog)
+                rule = self._render_result(question, rewrite, language, table.result, table.scope, documents,
+                                           catalog, base, started)
+                if table.result.outcome == "exact" or failure is not None:
+                    yield AnswerEvent("answer", answer=rule)  # exact, or a refusal shown as it is (no model)
+                    return
+                rule_fallback = rule  # refused: its candidates go to the model as material
+                extra.append(handler_material(decision, _handler_result(rule)))
+            elif decision.route in TABLE_ROUTES and not table_columns(stored[0]):
                 # a count/aggregate over documents without tables: the rule cannot apply ("内测用户数达到多少人"
                 # asks for a stated figure); retrieval answers, and the metadata says why
                 base["handler_skipped"] = "no table in the documents in scope"
@@ -336,11 +357,64 @@ class QuestionService:
             return self._final(Answer(text, [], "rule", question, rewrite.standalone, language, None,
                                       {**base, "scope": scope.to_json(catalog), "handler": {"items": []}}), started)
         result = run_handler(decision, [d.parsed for d in documents])
-        body, citations = render_rule_answer(result, documents, self._chunk_texts, language)
+        return self._render_result(question, rewrite, language, result, scope, (documents, []), catalog, base,
+                                   started, lines)
+
+    def _render_result(
+        self,
+        question: str,
+        rewrite: Rewrite,
+        language: str,
+        result: Any,
+        scope: Scope,
+        stored: tuple[list[StoredDocument], list[str]],
+        catalog: Mapping[str, CatalogEntry],
+        base: dict[str, Any],
+        started: float,
+        lines: list[str] | None = None,
+    ) -> Answer:
+        """A handler or table result as an answer: the text, its evidence quotes, the documents used."""
+        lines = lines if lines is not None else self._scope_notes(scope, catalog, language)
+        body, citations = render_rule_answer(result, stored[0], self._chunk_texts, language)
         text = "\n".join([*lines, body, self._based_on(scope, catalog, language)]).strip()
         metadata = {**base, "scope": scope.to_json(catalog), "handler": result.to_json()}
         return self._final(Answer(text, citations, "rule", question, rewrite.standalone, language, None, metadata),
                            started)
+
+    # -- stored tables -------------------------------------------------------------------------------
+    def _table_answer(
+        self, decision: RouteDecision, question: str, scope: Scope, language: str, mode: str,
+        catalog: Mapping[str, CatalogEntry],
+    ) -> _TableAnswer | None:
+        """A count / aggregate / list question over the stored tables: exact, or a refusal naming what is
+        ambiguous. None when no stored table is in scope (old knowledge bases: the parsed-document handlers)."""
+        if scope.restricts or scope.method == "all":
+            doc_ids = list(scope.doc_ids)
+        else:
+            doc_ids = self._table_documents(question, mode, catalog)
+            scope = Scope("retrieved", doc_ids)
+        if not doc_ids:
+            return None
+        store = TableStore.from_settings(self.settings, read_only=True)
+        if not store.path.exists():
+            return None
+        asked = strip_names(question, self._naming_words(scope, catalog) if scope.restricts else [])
+        try:
+            result = answer_for_route(decision.route, asked, store, doc_ids, language)
+        finally:
+            store.close()
+        if result is None:
+            return None
+        used = [d for d in doc_ids if any(str(p.file) == catalog[d].path for i in result.items for p in i.citations)
+                if d in catalog] or doc_ids
+        return _TableAnswer(result, Scope(scope.method, used, scope.superseded, scope.matched), used)
+
+    def _table_documents(self, question: str, mode: str, catalog: Mapping[str, CatalogEntry]) -> list[str]:
+        """Documents with tables among the top retrieved ones (the table linker then picks one table)."""
+        hits = search(self.kb, question, mode, 20) if catalog else []
+        ranked = [self._superseded.get(h.doc_id, h.doc_id) for h in hits if h.doc_id in catalog]
+        with_tables = [d for d in dict.fromkeys(ranked) if d in catalog and catalog[d].profile.has_tables]
+        return with_tables[:TABLE_SCOPE_DOCUMENTS]
 
     def _chunk_texts(self, doc_id: str) -> list[tuple[str, str, dict[str, Any]]]:
         ids = self.kb.registry.chunk_ids(doc_id)
@@ -530,6 +604,15 @@ class QuestionService:
         return answer
 
 
+def strip_names(question: str, names: Sequence[str]) -> str:
+    """The question without the words that named its documents ("供应商名录里", "年报中"): the table linker
+    must not read them as columns or values."""
+    out = question
+    for name in sorted({n for n in names if n and len(n) >= 2}, key=len, reverse=True):
+        out = re.sub(re.escape(name) + r"(?:里面|里|中|内|上|的)?", " ", out)
+    return " ".join(out.split()) or question
+
+
 def decision_route(base: Mapping[str, Any]) -> str:
     return str(base.get("route", {}).get("route", ""))
 
@@ -555,6 +638,13 @@ def _bare_profile(doc_id: str, path: str) -> DocumentProfile:
     """A profile for a document indexed before profiles were stored: its file name only."""
     stem = PurePath(path).stem
     return DocumentProfile(doc_id=doc_id, title=stem, names=[stem], family=name_key(stem))
+
+
+@dataclass(slots=True)
+class _TableAnswer:
+    result: Any
+    scope: Scope
+    doc_ids: list[str]
 
 
 class _HandlerView:

@@ -64,7 +64,7 @@ def plan_question(question: str, store: TableStore, doc_ids: Sequence[str] | Non
     """The structured query for ``question`` over the stored tables of ``doc_ids`` (all when None)."""
     tables = store.tables(doc_ids)
     if not tables:
-        return QuestionPlan(None, Refusal("范围内没有表格。", "There is no table in scope."))
+        return QuestionPlan(None, Refusal("范围内没有表格。", "There is no table in scope.", kind="no_table"))
     text = normalize(question)
     hits = store.values_in([t.table_id for t in tables], text)
     linked = [link_table(question, t, store, [h for h in hits if h.table_id == t.table_id]) for t in tables]
@@ -75,7 +75,7 @@ def plan_question(question: str, store: TableStore, doc_ids: Sequence[str] | Non
         names = [t.name for t in tables]
         return QuestionPlan(None, Refusal("问题中的词语与范围内表格的列名、单元格值都对不上。",
                                           "No word of the question matches a column or a cell value in scope.",
-                                          {"tables": names}), linked)
+                                          {"tables": names}, kind="no_link"), linked)
     top = [link for link in pool if link.coverage == best]
     if len(top) > 1:
         names = [f"{t.table.path} · {t.table.name}" for t in top]

@@ -250,6 +250,14 @@ def _link_values(t: _Text, table: TableInfo, hits: list[ValueHit]) -> list[Value
         if hit.table_id != table.table_id or hit.column not in by_column:
             continue
         for word in {hit.norm, hit.core}:
+            if len(word) == 1 and word.isascii() and word.isalnum():
+                # a one-letter grade or code ("评级为A", "等级是B") is a value only right after 为/是/=/:
+                for pos in t.find_all(word):
+                    if _bounded(t.text, pos, pos + 1) and _after_copula(t.text, pos):
+                        bucket = spans.setdefault((pos, pos + 1), [])
+                        if (by_column[hit.column], hit.value) not in bucket:
+                            bucket.append((by_column[hit.column], hit.value))
+                continue
             if len(word) < 2 or (word.isdigit() and len(word) < 4):
                 continue
             for pos in t.find_all(word):
@@ -274,6 +282,12 @@ def _link_values(t: _Text, table: TableInfo, hits: list[ValueHit]) -> list[Value
         out.append(ValueMention(start, end, t.text[start:end], list(seen.values())))
     out.sort(key=lambda v: v.start)
     return out
+
+
+def _after_copula(text: str, pos: int) -> bool:
+    """True when ``text[pos]`` follows 为/是/等于/=/: (spaces allowed between)."""
+    before = text[:pos].rstrip()
+    return before.endswith(("为", "是", "等于", "=", ":", "：", "is"))
 
 
 def _negate(t: _Text, values: list[ValueMention]) -> None:
@@ -424,15 +438,16 @@ def _link_group_and_rank(t: _Text, linked: Linked) -> None:
         for pos in t.find_all(word):
             end = pos + len(word)
             mention = _mention_at(linked.mentions, t, end)
-            if mention is not None and linked.group_mention is None:
-                linked.group_mention = mention
+            if mention is not None and (linked.group_mention is None
+                                        or mention.columns == linked.group_mention.columns):
+                # "按区域汇总…各区域的…": a second marker of the same grouping is consumed too
+                linked.group_mention = linked.group_mention or mention
                 t.take(pos, end)
-                return
+                continue
             unit = _unit_at(t, end)
-            if unit is not None and linked.group_unit is None:
+            if unit is not None and linked.group_unit in (None, unit[0]):
                 linked.group_unit = unit[0]
                 t.take(pos, unit[1])
-                return
     del text
 
 
@@ -499,12 +514,28 @@ def _consume_vocabulary(t: _Text, linked: Linked) -> None:
                 linked.unattached_negation.append(word)
 
 
-def _partial_columns(t: _Text, table: TableInfo) -> list[ColumnMention]:
-    """Left-over words that begin or end a column name ("金额" for "回款金额", "客户" for "客户名称")."""
+def _drop_measure_modifiers(mentions: list[ColumnMention]) -> list[ColumnMention]:
+    """"销售金额": a synonym match ("销售" for 销售员) that ends where a measure's name begins modifies that
+    measure; it names no column of its own."""
+    measure_starts = {m.start for m in mentions if m.columns and all(c.is_measure for c in m.columns)}
+    return [m for m in mentions
+            if not (m.kind == "synonym" and m.end in measure_starts and not any(c.is_measure for c in m.columns))]
+
+
+def _partial_columns(t: _Text, table: TableInfo, mentions: list[ColumnMention] | None = None) -> list[ColumnMention]:
+    """Left-over words that begin or end a column name ("金额" for "回款金额", "客户" for "客户名称").
+
+    A word right before a linked measure modifies it ("销售金额": 销售 + 金额), it does not name another
+    column ("销售员"): it is left alone."""
     out: list[ColumnMention] = []
+    measure_starts = {m.start for m in mentions or [] if any(c.is_measure for c in m.columns)}
     for piece in sorted(set(t.pieces()), key=len, reverse=True):
         word = piece.strip()
         if len(word) < 2:
+            continue
+        if any(pos + len(word) in measure_starts for pos in t.find_all(word)):
+            for pos in t.find_all(word):
+                t.take(pos, pos + len(word))
             continue
         columns = []
         for column in table.columns:
@@ -542,12 +573,13 @@ def link_table(question: str, table: TableInfo, store: TableStore, hits: list[Va
         hits = store.values_in([table.table_id], text)
     linked.values = _link_values(t, table, hits)
     linked.mentions = _merge_header_parts(linked.mentions + _link_columns(t, table, ("synonym",)))
+    linked.mentions = _drop_measure_modifiers(linked.mentions)
     _negate(t, linked.values)
     linked.numeric = _link_numeric(t, linked.mentions)
     _link_group_and_rank(t, linked)
     before_vocabulary = [u or b for u, b in zip(t.used, t.blank, strict=True)]
     _consume_vocabulary(t, linked)
-    linked.mentions += _partial_columns(t, table)
+    linked.mentions += _partial_columns(t, table, linked.mentions)
     # report what is left as the question wrote it: the whole run of words around an unknown one
     runs, current, unknown = [], [], False
     for ch, was_used, now_used in zip(text, before_vocabulary, t.used, strict=True):

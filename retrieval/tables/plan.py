@@ -70,6 +70,9 @@ class Refusal:
     en: str
     candidates: dict[str, list[str]] = field(default_factory=dict)
     table: TableInfo | None = None
+    #: "no_table" / "no_link": the question is not about the tables in scope (the caller answers it another
+    #: way); "ambiguous" (the default): it is, but some part cannot be linked unambiguously.
+    kind: str = "ambiguous"
 
 
 def _names(columns: list[ColumnInfo]) -> list[str]:

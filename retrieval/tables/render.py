@@ -8,6 +8,7 @@ refusal says what is ambiguous and lists the candidates.
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import PurePath
 from typing import Any
 
 from indexing.table_columns import display_value
@@ -128,7 +129,8 @@ def _citation(q: TableQuery, rows: list[int], count: int | None = None, single: 
 
 def _rows_label(q: TableQuery, rows: list[int], total: int, zh: bool) -> str:
     t = q.table
-    where = f"{t.path}" + (f" · 工作表「{t.sheet}」" if zh and t.sheet else f" · sheet '{t.sheet}'" if t.sheet else "")
+    sheet = (f" · 工作表「{t.sheet}」" if zh else f" · sheet '{t.sheet}'") if t.sheet else ""
+    where = PurePath(t.path).name + sheet
     if t.sheet is None:
         where += f" · 表{t.table_no}" if zh else f" · table {t.table_no}"
         if t.page is not None:
@@ -230,7 +232,7 @@ def refusal_result(refusal: Refusal, route: str, zh: bool) -> HandlerResult:
     for key, values in refusal.candidates.items():
         if values:
             lines.append(f"{key}: {'、'.join(values) if zh else ', '.join(values)}")
-    data: dict[str, Any] = {"candidates": refusal.candidates, "reason": reason}
+    data: dict[str, Any] = {"candidates": refusal.candidates, "reason": reason, "kind": refusal.kind}
     if refusal.table is not None:
         data["table"] = refusal.table.to_json()
     return HandlerResult(route=route, answer_text="\n".join(lines), data=data, outcome="refused")

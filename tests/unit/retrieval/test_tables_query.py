@@ -133,3 +133,35 @@ def test_answer_for_route_answers_table_routes_only_when_tables_are_stored(store
     assert answer_for_route("count", "有几行", None, ["amb"]) is None
     counted = answer_for_route("count", "表里有几行", store, ["amb"])
     assert counted is not None and counted.data["value"] == str(len(ROWS))
+
+
+@pytest.fixture
+def sales(tmp_path: Path) -> TableStore:
+    rows = [["SO-1", "2024-01-06", "华东", "李娜", "A", "100"], ["SO-2", "2024-02-10", "华东", "张伟", "B", "40"],
+            ["SO-3", "2024-04-01", "华北", "王芳", "A", "70"], ["SO-4", "2024-03-28", "华南", "李娜", "A", "25"]]
+    doc = ParsedDocument(path="sales.xlsx", file_type="xlsx", blocks=[Block.table(
+        [["订单号", "下单日期", "区域", "销售员", "评级", "金额（元）"]], rows, sheet="订单明细",
+        meta={"first_row": 1, "last_row": 5})])
+    s = TableStore(tmp_path / "s.duckdb")
+    s.put("sales", "sales.xlsx", doc)
+    yield s
+    s.close()
+
+
+def test_a_word_before_the_measure_modifies_it_and_names_no_column(sales: TableStore) -> None:
+    # "销售金额": 销售 is a synonym of 销售员 but here it only qualifies 金额
+    result = answer_table_question("2024年第一季度华东区的销售金额合计是多少元？", sales, ["sales"])
+    assert result.outcome == "exact" and result.data["value"] == "140"
+
+
+def test_a_second_marker_of_the_same_grouping_is_understood(sales: TableStore) -> None:
+    result = answer_table_question("按区域汇总各区域的金额", sales, ["sales"])
+    assert result.outcome == "exact"
+    assert "华东: 140" in result.answer_text and "华北: 70" in result.answer_text
+
+
+def test_a_one_letter_grade_after_wei_is_a_value(sales: TableStore) -> None:
+    result = answer_table_question("评级为A的订单有几条？", sales, ["sales"], route="count")
+    assert result.outcome == "exact" and result.data["value"] == "3"
+    # the letter alone elsewhere in a sentence is not taken for the grade
+    assert answer_table_question("a订单金额合计", sales, ["sales"]).data.get("value") != "195"
