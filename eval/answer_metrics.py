@@ -40,10 +40,10 @@ _SCALE = {"万": 10_000, "千": 1_000, "百万": 1_000_000, "亿": 100_000_000, 
           "billion": 1_000_000_000, "k": 1_000}
 _NOT_FOUND = re.compile(
     r"未找到|没有找到|找不到|未检索到|没有检索到|未提及|没有提及|未涉及|没有涉及|无相关|没有相关|未包含|没有包含|未能找到|"
-    r"未查到|没有查到|无法回答|无法确定|没有提供|未提供|"
+    r"未查到|没有查到|无法回答|无法确定|没有提供|未提供|无法给出确定的答案|"
     r"not found|no (?:relevant |matching )?(?:information|content|answer)|"
     r"(?:does|do) not (?:mention|contain|say|include|cover)|(?:cannot|can't|could not|couldn't) (?:find|answer)|"
-    r"no indexed content|not (?:mentioned|covered|stated)",
+    r"no indexed content|not (?:mentioned|covered|stated)|no exact answer",
     re.IGNORECASE,
 )
 _LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
