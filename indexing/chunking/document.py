@@ -291,7 +291,7 @@ class _Run:
         rendered, line_tokens = self.tables[item.index]
         prefix = "\n".join(self.doc_text[u.start : u.end] for u in heads)
         prefix_tokens = sum(u.tokens for u in heads)
-        pieces = table_pieces(rendered, line_tokens, self.settings, prefix, prefix_tokens)
+        pieces = table_pieces(rendered, line_tokens, self.settings, prefix, prefix_tokens, self.counter)
         unit_id: str | None = None
         for piece in pieces:
             meta: dict[str, object] = {"rows": [piece.row_start, piece.row_end]}
@@ -303,6 +303,8 @@ class _Run:
                 meta["oversize_unit"] = unit_id
             if piece.oversize_row:
                 meta["oversize_row"] = True
+            if piece.row_part:
+                meta["row_part"] = piece.row_part
             types = ["heading", "table"] if heads else ["table"]
             self.table_headers[len(self.drafts)] = rendered.header_line
             self.drafts.append(

@@ -17,6 +17,16 @@ from officeqa.sentences import CANDIDATE, End, Span, append_span, protected_span
 # Never between digits: 3.14, 12:30 and 1,000 stay whole even inside a forced cut.
 _PUNCT_BREAK = re.compile(r"(?:\.{2,}|[.:](?!\d)|[：;；)）」』”\"…])+\s*")  # \.{2,}: dot leaders
 _SOFT_BREAK = re.compile(r"(?:[，、]|,(?!\d))\s*|\s+")
+# Characters every match of the patterns above contains: without any, the regex scan is skipped.
+_STRONG_CHARS = "。！？；.!?;:：;)）」』”\"…"
+_SOFT_CHARS = "，、,"
+
+
+def _may_match(text: str, chars: str, spaces: bool) -> bool:
+    """Whether ``text`` holds one of ``chars`` (or whitespace), at memchr speed."""
+    if any(char in text for char in chars):
+        return True
+    return spaces and (len(text.split(None, 1)) > 1 or text[:1].isspace() or text[-1:].isspace())
 
 
 def forced_pieces(text: str, base: int = 0, soft: bool = False) -> list[Span]:
@@ -29,6 +39,10 @@ def forced_pieces(text: str, base: int = 0, soft: bool = False) -> list[Span]:
     the budget and hard-splits any piece that is still too long.
     """
     cuts: dict[int, End] = {}
+    if not _may_match(text, _SOFT_CHARS if soft else _STRONG_CHARS, spaces=soft):
+        whole: list[Span] = []
+        append_span(whole, text, 0, len(text), End.SENTENCE, base)
+        return whole
     if soft:
         for match in _SOFT_BREAK.finditer(text):
             cuts[match.end()] = End.FORCED

@@ -29,14 +29,23 @@ Two cases above the budget:
   the table counterpart of a forced sentence cut, except that nothing is cut: a row read in
   halves would lose the column names of its second half. The metrics count it apart
   (``oversize_rows``), not as an oversize chunk.
+* Row far above the budget: a row that would make a piece above ``oversize_table_factor x
+  target_tokens`` (a 10 MB cell in a Word table, hundreds of wide columns) is cut after all,
+  or it would reach the embedder whole: its "name: value" line is split like an over-long
+  sentence (``forced.py``: between cells, at spaces, inside runs) into parts within the
+  budget, each after the caption and header when those take at most half the budget (every
+  part still names its columns in "name: value" form). The parts carry ``row_part`` = 1, 2, ...
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from indexing.chunking.forced import force_split
+from indexing.chunking.sentences import End
 from officeqa.domain import Block, ChunkKind
 from officeqa.settings import ChunkingSettings
+from officeqa.tokens import TokenCounter
 
 
 @dataclass(slots=True)
@@ -54,6 +63,7 @@ class TablePiece:
     row_start: int
     row_end: int
     oversize_row: bool = False  # at most one row, yet above the budget (a row or the header too wide; never cut)
+    row_part: int = 0  # 1, 2, ... for the parts of a row far above the budget (cut after all); 0 = a whole row
 
 
 def _cell(value: object) -> str:
@@ -76,11 +86,15 @@ def table_pieces(
     settings: ChunkingSettings,
     prefix: str = "",
     prefix_tokens: int = 0,
+    counter: TokenCounter | None = None,
 ) -> list[TablePiece]:
-    """Split a rendered table into chunks (see the module docstring); ``line_tokens`` = [caption, header, *rows]."""
+    """Split a rendered table into chunks (see the module docstring); ``line_tokens`` = [caption, header, *rows].
+
+    ``counter`` cuts rows far above the budget; without one such a row stays whole.
+    """
     caption_tokens, header_tokens, *row_tokens = line_tokens
     total = caption_tokens + header_tokens + prefix_tokens + sum(row_tokens)
-    rows = row_pieces(rendered, line_tokens, settings, prefix, prefix_tokens)
+    rows = row_pieces(rendered, line_tokens, settings, prefix, prefix_tokens, counter)
     if is_oversize_table(total, settings):
         text = _compose(rendered, prefix, rendered.row_lines)
         return [TablePiece(text, ChunkKind.OVERSIZE_TABLE, total, 0, len(row_tokens)), *rows]
@@ -98,6 +112,7 @@ def row_pieces(
     settings: ChunkingSettings,
     prefix: str = "",
     prefix_tokens: int = 0,
+    counter: TokenCounter | None = None,
 ) -> list[TablePiece]:
     """The TABLE pieces: header (+ caption) and as many whole rows as fit, the header repeated in each."""
     caption_tokens, header_tokens, *row_tokens = line_tokens
@@ -120,6 +135,13 @@ def row_pieces(
             prefix, extra = "", 0
             continue
         if end == start and end < len(row_tokens):
+            if counter is not None and size + row_tokens[end] > settings.oversize_table_factor * target:
+                # Far above the budget: cut the row into parts after all (module docstring).
+                pieces.extend(_row_parts(rendered, start, line_tokens, target, counter))  # no heading left here
+                prefix, extra, start = "", 0, start + 1
+                if start >= len(row_tokens):
+                    return pieces
+                continue
             # One row above the budget next to its header: it gets a piece of its own, never cut mid-row.
             size += row_tokens[end]
             end += 1
@@ -129,6 +151,28 @@ def row_pieces(
         prefix, extra, start = "", 0, end
         if start >= len(row_tokens):
             return pieces
+
+
+def _row_parts(
+    rendered: RenderedTable, row: int, line_tokens: list[int], target: int, counter: TokenCounter
+) -> list[TablePiece]:
+    """One row line cut into parts within ``target`` (after caption and header when they take at most half).
+
+    A heading before the table never reaches here: it already got a piece of its own
+    (:func:`row_pieces`, "the heading crowds out the first row").
+    """
+    fixed = line_tokens[0] + line_tokens[1]
+    with_header = fixed <= target // 2
+    line = rendered.row_lines[row]
+    units = force_split(line, 0, len(line), End.BLOCK, target - fixed if with_header else target, counter)
+    pieces: list[TablePiece] = []
+    for number, unit in enumerate(units, start=1):
+        part = line[unit.start : unit.end]
+        tokens = counter.count(part) if unit.sealed else unit.tokens
+        if with_header:
+            part, tokens = _compose(rendered, "", [part]), tokens + fixed
+        pieces.append(TablePiece(part, ChunkKind.TABLE, tokens, row, row + 1, row_part=number))
+    return pieces
 
 
 def _compose(rendered: RenderedTable, prefix: str, rows: list[str]) -> str:
