@@ -21,7 +21,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -52,60 +51,11 @@ def probes(quick: bool) -> dict[str, Callable[[Path], Path]]:
     }
 
 
-# ---------------------------------------------------------------- process-tree RSS
-
-
-def _children(pid: int) -> list[int]:
-    out: list[int] = []
-    try:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{task}/children") as fh:
-                out.extend(int(x) for x in fh.read().split())
-    except OSError:
-        pass
-    return out
-
-
-def _rss_kb(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            for line in fh:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def tree_rss_kb(pid: int) -> int:
-    total, stack = 0, [pid]
-    while stack:
-        current = stack.pop()
-        total += _rss_kb(current)
-        stack.extend(_children(current))
-    return total
-
-
 def run(args: list[str], env: dict[str, str], timeout: float = 900) -> dict:
-    """Run the CLI; return exit code, stderr tail, stdout tail, wall seconds, peak tree RSS in MB."""
-    started = time.perf_counter()
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen([str(OFFICEQA), *args], stdout=out, stderr=err, env=env, cwd=env.get("PWD_FOR_RUN"))
-        peak = 0
-        while proc.poll() is None:
-            peak = max(peak, tree_rss_kb(proc.pid))
-            if time.perf_counter() - started > timeout:
-                proc.kill()
-            time.sleep(0.02)
-        wall = time.perf_counter() - started
-        out.seek(0, os.SEEK_END)
-        size = out.tell()
-        out.seek(max(0, size - 4000))
-        stdout_tail = out.read().decode("utf-8", "replace")
-        err.seek(0)
-        stderr = err.read().decode("utf-8", "replace")
-    return {"rc": proc.returncode, "wall_s": round(wall, 2), "peak_mb": round(peak / 1024), "stdout": stdout_tail,
-            "stderr": stderr[-2000:], "stdout_bytes": size}
+    """Run the CLI; exit code, output tails, wall seconds and peak RSS (MB) summed over its process tree."""
+    result = hp.run_measured([str(OFFICEQA), *args], env, hang_guard_s=timeout)
+    return {"rc": result.returncode, "wall_s": result.wall_s, "peak_mb": round(result.peak_mb),
+            "stdout": result.stdout[-4000:], "stderr": result.stderr[-2000:], "stdout_bytes": len(result.stdout)}
 
 
 def _outcome(result: dict) -> str:

@@ -8,8 +8,12 @@ writer in 1 MB pieces, so a 300 MB zip bomb costs a second of CPU and a few MB o
 from __future__ import annotations
 
 import io
+import os
+import subprocess
+import time
 import zipfile
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 _MB = 1024 * 1024
@@ -198,3 +202,74 @@ def normal_files(folder: Path) -> list[Path]:
     csv_file = folder / "normal_staff.csv"
     csv_file.write_text("姓名,部门\n张三,研发部\n李四,销售部\n", encoding="utf-8")
     return [note, folder / "normal_policy.docx", folder / "normal_budget.xlsx", csv_file]
+
+
+# ---------------------------------------------------------------- running the CLI with a process-tree RSS probe
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as fh:
+                out.extend(int(x) for x in fh.read().split())
+    except OSError:
+        pass
+    return out
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def tree_rss_kb(pid: int) -> int:
+    """Resident memory of a process and all its descendants (Linux /proc), summed."""
+    total, stack = 0, [pid]
+    while stack:
+        current = stack.pop()
+        total += _rss_kb(current)
+        stack.extend(_children(current))
+    return total
+
+
+@dataclass
+class Run:
+    """One CLI run: exit code, output, wall time and the peak RSS summed over its process tree."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    wall_s: float
+    peak_mb: float
+
+
+def run_measured(argv: list[str], env: dict[str, str], cwd: Path | None = None, hang_guard_s: float = 1800) -> Run:
+    """Run ``argv`` sampling the tree's RSS every 20 ms (sampling can only under-report a peak)."""
+    import tempfile
+
+    started = time.perf_counter()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, env=env, cwd=cwd)
+        peak = 0
+        while proc.poll() is None:
+            peak = max(peak, tree_rss_kb(proc.pid))
+            if time.perf_counter() - started > hang_guard_s:
+                proc.kill()
+            time.sleep(0.02)
+        wall = time.perf_counter() - started
+        out.seek(0)
+        err.seek(0)
+        return Run(
+            proc.returncode,
+            out.read().decode("utf-8", "replace"),
+            err.read().decode("utf-8", "replace"),
+            round(wall, 2),
+            round(peak / 1024, 1),
+        )
