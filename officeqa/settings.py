@@ -51,7 +51,8 @@ class ParsingSettings(BaseModel):
         4_096,
         description=(
             "Address-space cap (RLIMIT_AS) of the worker that parses, cleans and chunks a file; a file needing more "
-            "is refused as too_large. 0 = no cap. Measured need of the shared corpus (OCR included): see README."
+            "is refused as too_large. 0 = no cap. The shared corpus needs at most 1.4 GB (OCR of a scanned PDF; "
+            "bench/bench_hostile.py --corpus)."
         ),
     )
     max_inflated_member_mb: float = Field(

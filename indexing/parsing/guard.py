@@ -96,7 +96,7 @@ def _worker_loop(conn: Connection, settings: ParsingSettings, stderr_path: str) 
     _limit_worker(settings, stderr_path)
     from indexing.parsing.dispatch import parse_file
 
-    conn.send(("ready", None))  # imports done: the parent starts each file's clock only now
+    conn.send(("ready", None, False))  # imports done: the parent starts each file's clock only now
     while True:
         try:
             request = conn.recv()
@@ -127,7 +127,7 @@ def _worker_loop(conn: Connection, settings: ParsingSettings, stderr_path: str) 
         if out_of_memory:
             refusal = memory_refusal(path, settings.max_memory_mb)
             reply = ("refused", (refusal.path, refusal.kind.value, refusal.message))
-        conn.send(reply)
+        conn.send((*reply, out_of_memory))  # the last item says whether this worker now exits
         if out_of_memory:
             return  # a fresh worker takes the next file: no fragmented heap near the cap
 
@@ -307,14 +307,14 @@ class GuardedParser:
                 f"parsing took longer than {timeout:g} s; raise parsing.timeout_s to allow more",
             )
         try:
-            status, payload = conn.recv()
+            status, payload, exiting = conn.recv()
         except (EOFError, OSError) as exc:
             raise self._crash_refusal(str(path), mark) from exc
         if status == "ok":
             return payload
         file, kind, message = payload
-        if kind == RefusalKind.TOO_LARGE.value and self._process is not None:
-            self._process.join(timeout=5)  # the worker exits after a MemoryError; the next file gets a fresh one
+        if exiting and self._process is not None:
+            self._process.join(timeout=5)  # it ran out of memory and exits; the next file gets a fresh worker
         raise UnreadableDocument(file, RefusalKind(kind), message)
 
     def _crash_refusal(self, path: str, mark: int) -> UnreadableDocument:
