@@ -9,6 +9,7 @@ imports), so times read as a ratio to it.
 
     python bench/bench_hostile.py [--quick] [--keep DIR] [--json OUT]
     python bench/bench_hostile.py --corpus      # address space each corpus file needs (sets parsing.max_memory_mb)
+    python bench/bench_hostile.py --rules       # stacked-repeat rule regexes: re vs the check and the timeout
 
 ``--quick`` shrinks the biggest probes (300 MB bomb instead of 1.2 GB, 20 MB text instead of 100 MB).
 """
@@ -21,6 +22,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -155,6 +157,54 @@ def bench_corpus() -> list[dict]:
     return rows
 
 
+# ---------------------------------------------------------------- rule regexes
+
+_ISSUE_PATTERN = "a{0,2000}a{0,2000}a{0,2000}b"
+
+
+def _timed(call: Callable[[], object]) -> tuple[float, str]:
+    started = time.perf_counter()
+    try:
+        call()
+        outcome = "ok"
+    except Exception as exc:  # noqa: BLE001 - the bench reports what happened, whatever it was
+        outcome = type(exc).__name__
+    return round(time.perf_counter() - started, 4), outcome
+
+
+def bench_rules(env: dict[str, str], folder: Path) -> dict:
+    """Before: ``re`` on the issue's pattern (cubic: timed on short inputs). After: refused at load, and
+    a pattern let through still stopped by the 50 ms regex timeout."""
+    import re
+
+    from retrieval.rules.safety import RuleRegex, check_regex
+
+    out: dict = {"re_issue_pattern_s": {}}
+    for n in (100, 200, 300):
+        out["re_issue_pattern_s"][n] = _timed(lambda n=n: re.search(_ISSUE_PATTERN, "a" * n))[0]
+    n300 = out["re_issue_pattern_s"][300]
+    out["re_issue_pattern_2000_chars_estimate_s"] = round(n300 * (2000 / 300) ** 3)
+    out["check_regex_s"] = _timed(lambda: check_regex(_ISSUE_PATTERN))
+    rules = folder / "user_rules.yaml"
+    rules.write_text(
+        f"rules:\n  - id: stacked\n    route: extract_email\n    triggers: [{{regex: ['{_ISSUE_PATTERN}']}}]\n",
+        encoding="utf-8",
+    )
+    result = run(["route", "a" * 2000], {**env, "OFFICEQA_RULES__USER_RULES_FILE": str(rules)})
+    out["route_with_issue_rule"] = {"rc": result["rc"], "wall_s": result["wall_s"],
+                                    "stderr": result["stderr"].strip()[:200]}
+    unguarded = "[ab]{0,2000}[ac]{0,2000}[ad]{0,2000}$"  # the check would refuse it; here only the timeout stands
+    subject = "a" * 2000 + "e"
+    out["regex_timeout_on_unchecked_pattern_s"] = _timed(lambda: RuleRegex(unguarded).search(subject))
+    accepted = "a{0,30}a{0,30}b{0,30}b{0,30}$"  # the check accepts it (two chains of 961 splits)
+    check_regex(accepted)
+    subject = "a" * 1000 + "b" * 1000 + "c"
+    out["accepted_worst_re_s"] = _timed(lambda: re.search(accepted, subject))
+    out["accepted_worst_regex_s"] = _timed(lambda: RuleRegex(accepted).search(subject))
+    print(json.dumps(out, ensure_ascii=False))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller versions of the biggest probes")
@@ -162,13 +212,16 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write all results to this JSON file")
     parser.add_argument("--corpus", action="store_true", help="measure the corpus files' address space instead")
     parser.add_argument("--no-index", action="store_true", help="skip the folder index run")
+    parser.add_argument("--rules", action="store_true", help="measure rule-regex safety instead")
     args = parser.parse_args()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OFFICEQA_")}
     if args.corpus:
         results: dict = {"corpus": bench_corpus(), "cpu_count": os.cpu_count()}
+    elif args.rules:
+        results = {"rules": bench_rules(env, Path(tempfile.mkdtemp(prefix="officeqa-rules-")))}
     else:
         folder = args.keep or Path(tempfile.mkdtemp(prefix="officeqa-hostile-"))
         folder.mkdir(parents=True, exist_ok=True)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("OFFICEQA_")}
         results = {"probes": bench_probes(folder, args.quick, env)}
         if not args.no_index:
             results["index"] = bench_index(folder, env)
