@@ -305,8 +305,9 @@ class _Run:
                 meta["oversize_row"] = True
             if piece.row_part:
                 meta["row_part"] = piece.row_part
+                meta["columns"] = list(piece.columns or ())
             types = ["heading", "table"] if heads else ["table"]
-            self.table_headers[len(self.drafts)] = rendered.header_line
+            self.table_headers[len(self.drafts)] = piece.header if piece.header is not None else rendered.header_line
             self.drafts.append(
                 self._chunk(
                     text=piece.text,

@@ -133,3 +133,19 @@ def test_ten_megabytes_of_unbroken_chinese(corpus_dir: Path) -> None:
     chunks = _check(_doc(_para(text)), 512)
     assert all(c.tokens == len(c.text) for c in chunks)  # one token per ideograph
     assert len(chunks) == -(-len(text) // 512)
+
+
+def test_a_table_row_far_above_the_budget_is_cut_into_column_windows() -> None:
+    header = [["姓名", "说明", "其他"] + [f"指标{i}" for i in range(300)]]
+    rows = [["小张", "备注" * 100_000, "x", *(str(i) for i in range(300))], ["小李", "正常。", "y", *("1" * 300)]]
+    table = Block(BlockType.TABLE, "t", header_rows=header, rows=rows)
+    result = chunk_document(_doc(table), ChunkingSettings(target_tokens=512))
+    retrievable = [c for c in result.chunks if c.meta.get("retrievable", True)]
+    assert all(c.tokens == COUNTER.count(c.text) for c in retrievable)
+    # Above the budget only the documented oversize row: the second row, whole, below 8 x 512 with its header.
+    assert all(c.tokens <= 512 or (c.meta.get("oversize_row") and c.tokens <= 8 * 512) for c in retrievable)
+    parts = [c for c in retrievable if c.meta.get("row_part")]
+    assert len(parts) > 100 and all(c.meta["rows"] == [0, 1] for c in parts)
+    assert sum(c.text.startswith("说明\n备注") for c in parts) > 100  # the long cell's pieces under its header cell
+    assert "其他 | 指标0" in next(c.text for c in parts if c.meta["columns"][0] == 2)  # a window of narrow columns
+    assert result.metrics.table_header_retention == 1.0 and result.metrics.oversize_chunks == 0
