@@ -9,48 +9,93 @@ edge (CLI, server start-up) and passed down; library code never reads ``os.envir
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from officeqa.errors import ConfigurationError
+
+#: The smallest usable parse-worker memory cap (its imports alone reserve a few hundred MB of address space).
+MIN_MEMORY_MB = 512
 
 
 class ParsingSettings(BaseModel):
     """How files become blocks."""
 
-    max_file_mb: float = Field(200.0, description="Files larger than this are refused as too_large.")
-    timeout_s: float = Field(120.0, description="A parse running longer than this is stopped and refused as timeout.")
+    max_file_mb: float = Field(200.0, gt=0, description="Files larger than this are refused as too_large.")
+    timeout_s: float = Field(
+        120.0, gt=0, description="A parse running longer than this is stopped and refused as timeout."
+    )
     ocr_enabled: bool = Field(True, description="OCR pages without a text layer (scanned PDFs).")
-    ocr_max_pages: int = Field(200, description="At most this many pages of one PDF are OCR'd.")
-    xlsx_max_rows: int = Field(200_000, description="Rows read per sheet at most; more are cut with a warning.")
-    csv_max_rows: int = Field(200_000, description="CSV/TSV rows read at most; more are cut with a warning.")
+    ocr_max_pages: int = Field(200, ge=0, description="At most this many pages of one PDF are OCR'd.")
+    xlsx_max_rows: int = Field(200_000, ge=1, description="Rows read per sheet at most; more are cut with a warning.")
+    csv_max_rows: int = Field(200_000, ge=1, description="CSV/TSV rows read at most; more are cut with a warning.")
     xlsx_max_empty_run: int = Field(
-        1_000, description="Stop reading a sheet after this many consecutive empty rows (inflated dimensions)."
+        1_000, ge=1, description="Stop reading a sheet after this many consecutive empty rows (inflated dimensions)."
     )
     pdf_header_footer_min_pages: int = Field(
         3,
+        ge=2,
         description=(
             "A line must repeat at the top/bottom of at least this many pages to be treated as a running header/footer."
         ),
     )
+    max_memory_mb: int = Field(
+        4_096,
+        description=(
+            "Address-space cap (RLIMIT_AS) of the worker that parses, cleans and chunks a file; a file needing more "
+            "is refused as too_large. 0 = no cap. The shared corpus needs at most 1.4 GB (OCR of a scanned PDF; "
+            "bench/bench_hostile.py --corpus)."
+        ),
+    )
+    max_inflated_member_mb: float = Field(
+        256.0,
+        gt=0,
+        description=(
+            "An Office/ODF zip member (e.g. word/document.xml) above this size once inflated is refused as too_large "
+            "before it is read (zip bombs)."
+        ),
+    )
+    max_inflated_total_mb: float = Field(
+        1_024.0, gt=0, description="All members of an Office/ODF zip together, inflated, at most this size."
+    )
+    max_cell_chars: int = Field(
+        32_767,
+        ge=100,
+        description="Table cells (xlsx, csv) are cut to this many characters with a warning (Excel's own cell limit).",
+    )
+    max_columns: int = Field(
+        1_024, ge=1, description="Table columns (xlsx, csv) read at most; the rest are dropped with a warning."
+    )
+
+    @field_validator("max_memory_mb")
+    @classmethod
+    def _memory_cap_is_off_or_usable(cls, value: int) -> int:
+        if value != 0 and value < MIN_MEMORY_MB:
+            raise ValueError(f"must be 0 (no cap) or at least {MIN_MEMORY_MB} (the parser libraries alone need that)")
+        return value
 
 
 class ChunkingSettings(BaseModel):
     """How blocks become chunks."""
 
-    target_tokens: int = Field(512, description="Target chunk size in tokens.")
+    target_tokens: int = Field(512, ge=32, description="Target chunk size in tokens.")
     overlap_ratio: float = Field(
-        0.15, description=("Overlap between consecutive text chunks, as a share of target_tokens.")
+        0.15, ge=0.0, lt=0.5, description=("Overlap between consecutive text chunks, as a share of target_tokens.")
     )
     min_section_tokens: int = Field(
-        64, description=("Sections smaller than this merge with a neighbour under the same parent.")
+        64, ge=0, description=("Sections smaller than this merge with a neighbour under the same parent.")
     )
-    table_rows_per_chunk: int = Field(0, description="Rows per table chunk; 0 = as many as fit the token budget.")
+    table_rows_per_chunk: int = Field(0, ge=0, description="Rows per table chunk; 0 = as many as fit the token budget.")
     oversize_table_factor: float = Field(
-        8.0, description="A table above factor x target_tokens becomes one oversize-table unit."
+        8.0, ge=1.0, description="A table above factor x target_tokens becomes one oversize-table unit."
     )
 
 
@@ -68,14 +113,14 @@ class EmbeddingSettings(BaseModel):
         "", description=("Folder of bge-m3 (or another FlagEmbedding model) weights for backend=flag.")
     )
     ollama_model: str = Field("bge-m3", description="Ollama model used for backend=ollama.")
-    batch_size: int = Field(64, description="Texts per embedding batch.")
+    batch_size: int = Field(64, ge=1, description="Texts per embedding batch.")
     use_fp16: bool = Field(False, description="FlagEmbedding fp16 (only useful on a GPU).")
 
 
 class RetrievalSettings(BaseModel):
     """How a question becomes ranked chunks."""
 
-    top_k: int = Field(10, description="Chunks returned by default.")
+    top_k: int = Field(10, ge=1, description="Chunks returned by default.")
     fusion: Literal["zscore", "rrf"] = Field(
         "zscore",
         description=(
@@ -83,16 +128,17 @@ class RetrievalSettings(BaseModel):
             "mix (robust when one retriever is weak); rrf = weighted reciprocal rank fusion."
         ),
     )
-    rrf_k: int = Field(60, description="The k constant of reciprocal rank fusion.")
+    rrf_k: int = Field(60, ge=1, description="The k constant of reciprocal rank fusion.")
     bm25_weight: float = Field(
         0.6,
+        ge=0.0,
         description=(
             "Weight of the BM25 ranking in fusion (zscore: share after normalising the two weights; "
             "tuned in bench/tune_fusion.py)."
         ),
     )
-    dense_weight: float = Field(0.4, description="Weight of the dense ranking in fusion.")
-    candidate_depth: int = Field(100, description="Candidates taken from each retriever before fusion.")
+    dense_weight: float = Field(0.4, ge=0.0, description="Weight of the dense ranking in fusion.")
+    candidate_depth: int = Field(100, ge=1, description="Candidates taken from each retriever before fusion.")
     score_threshold: float | None = Field(None, description="Drop fused results below this score.")
 
 
@@ -102,27 +148,36 @@ class OllamaSettings(BaseModel):
     host: str = Field("http://127.0.0.1:11434", description="Ollama base URL (OLLAMA_HOST also sets it).")
     model: str = Field("qwen2.5:7b-instruct", description="Generation model name.")
     num_ctx: int = Field(
-        8192, description=("Context window sent with every request (Ollama defaults to 2048 otherwise).")
+        8192, ge=256, description=("Context window sent with every request (Ollama defaults to 2048 otherwise).")
     )
-    answer_reserve_tokens: int = Field(1024, description="Tokens kept free for the answer.")
-    materials_share: float = Field(0.7, description="Share of the window the materials may use.")
-    temperature: float | None = Field(0.2, description="Sampling temperature; None leaves the model default.")
-    connect_timeout_s: float = Field(3.0, description="Connect timeout.")
-    read_timeout_s: float = Field(120.0, description="Read timeout for a whole generation.")
-    retries: int = Field(2, description="Retries on connection errors.")
+    answer_reserve_tokens: int = Field(1024, ge=0, description="Tokens kept free for the answer.")
+    materials_share: float = Field(0.7, gt=0.0, le=1.0, description="Share of the window the materials may use.")
+    temperature: float | None = Field(
+        0.2, ge=0.0, le=2.0, description="Sampling temperature; None leaves the model default."
+    )
+    connect_timeout_s: float = Field(3.0, gt=0, description="Connect timeout.")
+    read_timeout_s: float = Field(120.0, gt=0, description="Read timeout for a whole generation.")
+    retries: int = Field(2, ge=0, le=10, description="Retries on connection errors.")
 
 
 class SummarySettings(BaseModel):
     """The per-document summary tree (chunk groups -> sections -> document) and ``officeqa summarize``."""
 
-    group_size: int = Field(4, description="Consecutive chunks of one section summarised together as one leaf.")
-    fallback_section_leaves: int = Field(
-        6, description="Where a document has no headings, this many consecutive leaves make one synthetic section."
+    group_size: int = Field(
+        4, ge=1, le=64, description="Consecutive chunks of one section summarised together as one leaf."
     )
-    leaf_tokens: int = Field(200, description="Longest leaf summary, in tokens (sent to the model as num_predict).")
-    section_tokens: int = Field(300, description="Longest section summary, in tokens.")
-    document_tokens: int = Field(500, description="Longest document summary, in tokens.")
-    concurrency: int = Field(1, description="Model calls in flight at once while building trees (--concurrency).")
+    fallback_section_leaves: int = Field(
+        6, ge=1, le=64,
+        description="Where a document has no headings, this many consecutive leaves make one synthetic section.",
+    )
+    leaf_tokens: int = Field(
+        200, ge=16, le=4096, description="Longest leaf summary, in tokens (sent to the model as num_predict)."
+    )
+    section_tokens: int = Field(300, ge=16, le=4096, description="Longest section summary, in tokens.")
+    document_tokens: int = Field(500, ge=16, le=8192, description="Longest document summary, in tokens.")
+    concurrency: int = Field(
+        1, ge=1, le=64, description="Model calls in flight at once while building trees (--concurrency)."
+    )
     prompt_version: str = Field(
         "1",
         description=(
@@ -133,6 +188,7 @@ class SummarySettings(BaseModel):
     store_file: str = Field("summaries.sqlite3", description="The tree store's SQLite file, under data_dir.")
     cache_days: float = Field(
         30.0,
+        ge=0.0,
         description=(
             "Node summaries no tree uses any more (an older version of a document) are kept this many days, so "
             "an edit that is reverted, or a document summarised after re-indexing, reuses them."
@@ -145,10 +201,15 @@ class RulesSettings(BaseModel):
 
     user_rules_file: str = Field("", description="A YAML file whose rules override or extend the shipped ones.")
     confidence_threshold: float = Field(
-        0.8, description=("Matches below this confidence go to the model with the handler result as context.")
+        0.8,
+        ge=0.0,
+        le=1.0,
+        description=("Matches below this confidence go to the model with the handler result as context."),
     )
-    match_budget_ms: float = Field(50.0, description="Time budget for matching one instruction.")
-    max_input_chars: int = Field(2_000, description="Instructions are cut to this many characters before matching.")
+    match_budget_ms: float = Field(50.0, ge=0.0, description="Time budget for matching one instruction.")
+    max_input_chars: int = Field(
+        2_000, ge=1, description="Instructions are cut to this many characters before matching."
+    )
     second_stage: Literal["off", "nearest"] = Field(
         "nearest",
         description="When no rule matches: 'nearest' labels the instruction by its nearest labelled examples "
@@ -158,13 +219,15 @@ class RulesSettings(BaseModel):
         "use", description="Embedding backend of the second stage (a name the embedding factory knows)."
     )
     second_stage_min_similarity: float = Field(
-        0.65, description="The second stage speaks only when its best example is at least this similar."
+        0.65, ge=0.0, le=1.0, description="The second stage speaks only when its best example is at least this similar."
     )
     second_stage_margin: float = Field(
-        0.08, description="...and at least this much more similar than the best example of any other route."
+        0.08, ge=0.0, le=1.0,
+        description="...and at least this much more similar than the best example of any other route."
     )
     second_stage_confidence: float = Field(
-        0.6, description="Confidence given to second-stage routes (below the threshold: the model sees the result)."
+        0.6, ge=0.0, le=1.0,
+        description="Confidence given to second-stage routes (below the threshold: the model sees the result).",
     )
     examples_file: str = Field(
         "", description="A JSONL file of {instruction, route} examples added to the shipped ones for the second stage."
@@ -176,7 +239,7 @@ class TablesSettings(BaseModel):
 
     store_file: str = Field("tables.duckdb", description="The table store, a DuckDB file under data_dir.")
     value_index_limit: int = Field(
-        20_000, description="Text columns with more distinct values than this are not indexed for linking "
+        20_000, ge=0, description="Text columns with more distinct values than this are not indexed for linking "
         "question words to cell values.",
     )
 
@@ -185,7 +248,7 @@ class ServerSettings(BaseModel):
     """The HTTP server."""
 
     host: str = Field("127.0.0.1", description="Bind address.")
-    port: int = Field(8000, description="Bind port.")
+    port: int = Field(8000, ge=1, le=65535, description="Bind port.")
     kb_root: str = Field(
         "", description="Folder holding one data folder per named knowledge base; empty = <data_dir>/kbs."
     )
@@ -243,31 +306,162 @@ def load_settings(config_file: str | Path | None = None, environ: dict[str, str]
     """Build the settings: TOML file (if any) < environment variables.
 
     ``environ`` defaults to ``os.environ``; tests pass a dict instead of patching.
+    Raises :class:`ConfigurationError` with one line naming the setting as the user wrote it
+    (``OFFICEQA_CHUNKING__TARGET_TOKENS`` or ``chunking.target_tokens in FILE``) and the fix: for
+    a missing or unparsable file, an unknown key (with the closest valid name), a value of the
+    wrong type or out of its bounds.
     """
     env = dict(os.environ if environ is None else environ)
+    origin = "--config" if config_file else "OFFICEQA_CONFIG"
     path = config_file or env.get("OFFICEQA_CONFIG")
     file_values: dict[str, Any] = {}
     if path:
-        with open(path, "rb") as fh:
-            file_values = tomllib.load(fh)
-    from_env = _settings_from_env(env)
-    return Settings.model_validate(_deep_merge(file_values, from_env))
+        file_values = _read_toml(Path(path), origin)
+        _check_keys(file_values, Settings, (), lambda keys: (f"{'.'.join(keys)} in {path}", keys), ".")
+    from_env, env_names = _settings_from_env(env)
+    _check_keys(from_env, Settings, (), lambda keys: (env_names[keys], _env_keys(env_names[keys])), "__")
+    try:
+        return Settings.model_validate(_deep_merge(file_values, from_env))
+    except ValidationError as exc:
+        raise ConfigurationError(_describe_error(exc, env_names, path)) from exc
 
 
-def _settings_from_env(env: dict[str, str]) -> dict[str, Any]:
-    """Environment variables as a nested dict (pydantic-settings validates the values)."""
+def _read_toml(path: Path, origin: str) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError as exc:
+        raise ConfigurationError(
+            f"settings file {path} (from {origin}) does not exist; create it or point {origin} at an existing file"
+        ) from exc
+    except OSError as exc:
+        raise ConfigurationError(f"cannot read settings file {path} (from {origin}): {exc.strerror or exc}") from exc
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigurationError(f"settings file {path} is not valid TOML ({exc}); fix the syntax") from exc
+
+
+def _settings_from_env(env: dict[str, str]) -> tuple[dict[str, Any], dict[tuple[str, ...], str]]:
+    """Environment variables as a nested dict (pydantic validates the values) and each key path's variable name."""
     values: dict[str, Any] = {}
+    names: dict[tuple[str, ...], str] = {}
     for name, raw in env.items():
-        if not name.startswith("OFFICEQA_") or name == "OFFICEQA_CONFIG":
+        if not name.upper().startswith("OFFICEQA_") or name.upper() == "OFFICEQA_CONFIG":
             continue
-        parts = name[len("OFFICEQA_") :].lower().split("__")
+        parts = tuple(name[len("OFFICEQA_") :].lower().split("__"))
         node = values
-        for part in parts[:-1]:
-            node = node.setdefault(part, {})
+        for depth, part in enumerate(parts[:-1]):
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):  # OFFICEQA_CHUNKING=1 and OFFICEQA_CHUNKING__X=2 both set
+                raise ConfigurationError(
+                    f"{names.get(parts[: depth + 1], name)} and {name} are both set; "
+                    f"{name.split('__')[0] if depth == 0 else name} names a section: remove the first"
+                )
+            node = child
         node[parts[-1]] = raw
+        names[parts] = name
+        for depth in range(1, len(parts)):
+            names.setdefault(parts[:depth], name)  # a section is named by the first variable under it
     if "OLLAMA_HOST" in env:
         host = env["OLLAMA_HOST"]
         if not host.startswith(("http://", "https://")):
             host = f"http://{host}"
-        values.setdefault("ollama", {}).setdefault("host", host)
-    return values
+        if "host" not in values.get("ollama", {}):
+            values.setdefault("ollama", {})["host"] = host
+            names[("ollama", "host")] = "OLLAMA_HOST"
+    return values, names
+
+
+def _env_keys(name: str) -> tuple[str, ...]:
+    return tuple(name[len("OFFICEQA_") :].lower().split("__"))
+
+
+def _check_keys(
+    values: dict[str, Any],
+    model: type[BaseModel],
+    prefix: tuple[str, ...],
+    label: Callable[[tuple[str, ...]], tuple[str, tuple[str, ...]]],
+    joiner: str,
+) -> None:
+    """Refuse keys the model does not have (naming the closest valid one) and scalars given for sections.
+
+    ``label(keys)`` gives what the user wrote for a key path (the variable or "key in FILE") and
+    that whole path, so the suggestion repeats the user's spelling with only the wrong part fixed.
+    """
+    fields = model.model_fields
+    for key, value in values.items():
+        keys = (*prefix, key)
+        field = fields.get(key)
+        if field is None:
+            wrote, full = label(keys)
+            hint = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.6)
+            if hint:
+                advice = f"did you mean {_spell((*prefix, hint[0], *full[len(keys) :]), joiner)}?"
+            else:
+                advice = "valid names here: " + ", ".join(_spell((*prefix, name), joiner) for name in fields)
+            raise ConfigurationError(f"unknown setting {wrote}; {advice}")
+        section = _section_model(field.annotation)
+        if section is not None:
+            if not isinstance(value, dict):
+                raise ConfigurationError(
+                    f"{label(keys)[0]} is a section, not a value; set its fields instead "
+                    f"(e.g. {_spell((*keys, next(iter(section.model_fields))), joiner)})"
+                )
+            _check_keys(value, section, keys, label, joiner)
+
+
+def _spell(keys: tuple[str, ...], joiner: str) -> str:
+    """A key path as the user writes it: OFFICEQA_CHUNKING__TARGET_TOKENS or chunking.target_tokens."""
+    if joiner == "__":
+        return "OFFICEQA_" + "__".join(keys).upper()
+    return ".".join(keys)
+
+
+def _section_model(annotation: Any) -> type[BaseModel] | None:
+    return annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+
+
+def _describe_error(exc: ValidationError, env_names: dict[tuple[str, ...], str], path: str | Path | None) -> str:
+    """The first validation error as one line: where the value came from, what it was, what is expected."""
+    error = exc.errors(include_url=False)[0]
+    keys = tuple(str(part) for part in error["loc"])
+    field = _field_at(keys)
+    if keys in env_names:
+        where = f"{env_names[keys]}={error.get('input')!r}"
+    else:
+        where = f"{'.'.join(keys)} = {error.get('input')!r} in {path}" if path else ".".join(keys)
+    expected = _expectation(field) if field is not None else ""
+    reason = error["msg"][0].lower() + error["msg"][1:]
+    return f"{where} is not valid ({reason}); set {expected}" if expected else f"{where} is not valid ({reason})"
+
+
+def _field_at(keys: tuple[str, ...]) -> FieldInfo | None:
+    model: type[BaseModel] | None = Settings
+    field = None
+    for key in keys:
+        if model is None or key not in model.model_fields:
+            return None
+        field = model.model_fields[key]
+        model = _section_model(field.annotation)
+    return field
+
+
+def _expectation(field: FieldInfo) -> str:
+    """"a whole number >= 32 (default 512)" from a field's type, bounds and default."""
+    annotation = field.annotation
+    args = [a for a in get_args(annotation) if a is not type(None)]
+    if get_origin(annotation) is Literal:
+        kind = "one of " + ", ".join(repr(a) for a in get_args(annotation))
+    else:
+        base = args[0] if args and get_origin(annotation) is not None else annotation
+        kind = {int: "a whole number", float: "a number", bool: "true or false", str: "a text", Path: "a path"}.get(
+            base, "a value"
+        )
+    bounds = []
+    for item in field.metadata:
+        for attr, sign in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
+            bound = getattr(item, attr, None)
+            if bound is not None:
+                bounds.append(f"{sign} {bound:g}" if isinstance(bound, float) else f"{sign} {bound}")
+    text = kind + (" " + " and ".join(bounds) if bounds else "")
+    default = str(field.default) if isinstance(field.default, Path) else repr(field.default)
+    return f"{text} (default {default})" if field.default is not None else text

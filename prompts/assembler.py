@@ -20,13 +20,13 @@ more than what the fixed parts leave), the degrade steps run in this order:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from officeqa.errors import ConfigurationError
 from officeqa.locations import format_location
+from officeqa.sentences import sentence_pieces
 from prompts.loader import QATemplate
 
 TokenCount = Callable[[str], int]
@@ -36,7 +36,6 @@ MESSAGE_OVERHEAD_TOKENS = 8
 #: Below this many free tokens a truncated fragment is not worth including.
 MIN_FRAGMENT_TOKENS = 32
 
-_SENTENCE_END = re.compile(r"(?<=[。！？；!?;])|(?<=[.](?=\s))|\n")
 _ELLIPSIS = "……"
 
 
@@ -116,17 +115,12 @@ def source_label(
 
 
 def split_sentences(text: str) -> list[str]:
-    """Sentences with their end punctuation kept, so joining them restores the text."""
-    pieces: list[str] = []
-    start = 0
-    for match in _SENTENCE_END.finditer(text):
-        end = match.end() if match.group(0) == "\n" else match.start()
-        if end > start:
-            pieces.append(text[start:end])
-            start = end
-    if start < len(text):
-        pieces.append(text[start:])
-    return [p for p in pieces if p]
+    """Sentences with their end punctuation kept, so joining them restores the text.
+
+    The product's one splitter (:func:`officeqa.sentences.sentence_pieces`): the same cut
+    points as the chunker's, so a quote or an "e.g." the chunker kept whole is not cut here.
+    """
+    return sentence_pieces(text)
 
 
 def cut_at_sentence_end(text: str, fits: Callable[[str], bool]) -> tuple[str, bool]:

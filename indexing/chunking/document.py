@@ -20,6 +20,13 @@ Also: a headerless table grid is chunked between rows as text; a chunk cut at a 
 end (line-structured text with no sentence end in a whole budget) is labelled LIST with
 ``meta.line_cut``; repeated running headers/footers are kept once (``items.py``).
 
+Any text: a sentence longer than the budget is cut by ``forced.py`` (punctuation, then
+commas/spaces, then inside runs of characters at positions that keep token counts additive),
+so a 10 MB line of one letter or of Chinese without punctuation becomes budget-sized chunks;
+a wall of headings with no text between them is cut after a heading rather than glued into
+one oversize chunk (``packing.py``), and only the headings that fit half the budget travel
+with a following table or list.
+
 Speed: every block is counted once, in one batch; a paragraph is split into sentences only
 when a cut or the overlap needs it (``pack`` expands it lazily), and sentence counts add up
 to the block's count (exact for the default WordPiece counter, see ``officeqa.tokens``). A
@@ -30,12 +37,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from indexing.chunking.forced import force_split
 from indexing.chunking.ids import chunk_id, document_hash
 from indexing.chunking.items import Item, select_items
 from indexing.chunking.metrics import ChunkMetrics, compute_metrics
 from indexing.chunking.packing import Packed, Unit, pack
 from indexing.chunking.sections import Group, build_sections, group_sections
-from indexing.chunking.sentences import End, Span, forced_pieces, split_sentences
+from indexing.chunking.sentences import End, Span, split_sentences
 from indexing.chunking.tables import RenderedTable, render_table, table_pieces
 from indexing.chunking.versions import detect_version
 from officeqa.domain import BlockType, Chunk, ChunkKind, ParsedDocument
@@ -86,6 +94,7 @@ class _Run:
         self.tables: dict[int, tuple[RenderedTable, list[int]]] = {}
         self.drafts: list[Chunk] = []
         self.table_headers: dict[int, str] = {}
+        self.sealed = False  # a run was cut between arbitrary characters: recount the chunks at the end
 
     # ---- step 1: units and token counts -------------------------------------------------
     def _make_units(self) -> list[int]:
@@ -173,77 +182,51 @@ class _Run:
         return out
 
     def _force_split(self, unit: Unit, budget: int) -> list[Unit]:
-        """The only cut inside a sentence: at inner punctuation, then commas/spaces, then characters."""
-        small: list[Unit] = []
-        for piece, tokens in self._pieces(unit.start, unit.end, soft=False):
-            if tokens <= budget:
-                small.append(Unit(piece.start, piece.end, tokens, piece.end_kind, unit.item))
-                continue
-            for sub, sub_tokens in self._pieces(piece.start, piece.end, soft=True):
-                if sub_tokens <= budget:
-                    small.append(Unit(sub.start, sub.end, sub_tokens, sub.end_kind, unit.item))
-                else:
-                    small.extend(self._hard_split(sub.start, sub.end, budget, unit.item))
-        merged = [
-            Unit(p.units[0].start, p.units[-1].end, p.tokens, End.FORCED, unit.item) for p in pack(small, budget)
-        ]
-        merged[-1].end_kind = unit.end_kind
-        return merged
-
-    def _pieces(self, start: int, end: int, soft: bool) -> list[tuple[Span, int]]:
-        pieces = forced_pieces(self.doc_text[start:end], start, soft=soft)
-        counts = self.counter.count_many([self.doc_text[p.start : p.end] for p in pieces])
-        return list(zip(pieces, counts, strict=True))
-
-    def _hard_split(self, start: int, end: int, budget: int, item: int) -> list[Unit]:
-        """Character cuts for a run with no punctuation or space (a WordPiece token covers >= 1 char)."""
-        out: list[Unit] = []
-        pos = start
-        while pos < end:
-            length = min(budget, end - pos)
-            tokens = self.counter.count(self.doc_text[pos : pos + length])
-            while tokens > budget and length > 1:
-                length = max(1, int(length * 0.8))
-                tokens = self.counter.count(self.doc_text[pos : pos + length])
-            out.append(Unit(pos, pos + length, tokens, End.FORCED, item))
-            pos += length
-        return out
+        """The only cut inside a sentence: at inner punctuation, then commas/spaces, then inside runs."""
+        units = force_split(self.doc_text, unit.start, unit.end, unit.end_kind, budget, self.counter, unit.item)
+        self.sealed = self.sealed or any(u.sealed for u in units)
+        return units
 
     # ---- step 2: chunks per group ---------------------------------------------------------
     def _emit_group(self, group: Group) -> None:
         run: list[Unit] = []
+        lead = 0  # tokens of the heading units at the end of ``run`` (kept as a sum: 100,000 headings in a row occur)
         for index in group.items:
             item = self.items[index]
-            if index in self.tables:
-                heads = _trailing_headings(run)
-                if heads:
-                    del run[-len(heads) :]
+            if index in self.tables or index in self.standalone:
+                heads = _take_trailing_headings(run, self.target // 2)
                 self._flush(run, group)
-                run = []
-                self._emit_table(item, group, heads)
-            elif index in self.standalone:
-                heads = _trailing_headings(run)
-                if heads:
-                    del run[-len(heads) :]
-                self._flush(run, group)
-                run = []
-                self._emit_standalone(item, group, heads)
-            else:
-                pending = list(reversed(self.units[index]))
-                while pending:
-                    unit = pending.pop()
-                    lead = sum(u.tokens for u in _trailing_headings(run))
-                    room = self.target - lead
-                    if lead and unit.end_kind is not End.NO_CUT and unit.tokens > room >= _MIN_HEADING_ROOM:
-                        # The heading must share a chunk with the start of its text: make that start fit.
-                        if unit.whole:
-                            pending.extend(reversed(self._expand(unit)))
-                        elif item.type in _LINE_TYPES and (unit.start, unit.end) == (item.start, item.end):
-                            pending.extend(reversed(self._line_units(item)))  # a list: split between items
-                        else:
-                            run.extend(self._force_split(unit, room))
-                    else:
-                        run.append(unit)
+                run, lead = [], 0
+                if index in self.tables:
+                    self._emit_table(item, group, heads)
+                else:
+                    self._emit_standalone(item, group, heads)
+                continue
+            pending = list(reversed(self.units[index]))
+            while pending:
+                unit = pending.pop()
+                room = self.target - lead
+                if lead and unit.end_kind is not End.NO_CUT and unit.tokens > room >= _MIN_HEADING_ROOM:
+                    # The heading must share a chunk with the start of its text: make that start fit.
+                    if unit.whole:
+                        pending.extend(reversed(self._expand(unit)))
+                        continue
+                    if item.type in _LINE_TYPES and (unit.start, unit.end) == (item.start, item.end):
+                        pending.extend(reversed(self._line_units(item)))  # a list: split between items
+                        continue
+                    head, *rest = self._force_split(unit, room)
+                    run.append(head)
+                    if rest:  # only the start had to fit next to the heading; the rest is cut to the full budget
+                        tail = Unit(rest[0].start, unit.end, 0, unit.end_kind, unit.item)
+                        tail.tokens = self.counter.count(self.doc_text[tail.start : tail.end])
+                        pending.append(tail)
+                    lead = 0
+                    continue
+                if unit.tokens > self.target and not unit.whole:
+                    pending.extend(reversed(self._force_split(unit, self.target)))
+                    continue
+                run.append(unit)
+                lead = lead + unit.tokens if unit.end_kind is End.NO_CUT else 0
         self._flush(run, group)
 
     def _flush(self, run: list[Unit], group: Group) -> None:
@@ -308,7 +291,7 @@ class _Run:
         rendered, line_tokens = self.tables[item.index]
         prefix = "\n".join(self.doc_text[u.start : u.end] for u in heads)
         prefix_tokens = sum(u.tokens for u in heads)
-        pieces = table_pieces(rendered, line_tokens, self.settings, prefix, prefix_tokens)
+        pieces = table_pieces(rendered, line_tokens, self.settings, prefix, prefix_tokens, self.counter)
         unit_id: str | None = None
         for piece in pieces:
             meta: dict[str, object] = {"rows": [piece.row_start, piece.row_end]}
@@ -320,8 +303,11 @@ class _Run:
                 meta["oversize_unit"] = unit_id
             if piece.oversize_row:
                 meta["oversize_row"] = True
+            if piece.row_part:
+                meta["row_part"] = piece.row_part
+                meta["columns"] = list(piece.columns or ())
             types = ["heading", "table"] if heads else ["table"]
-            self.table_headers[len(self.drafts)] = rendered.header_line
+            self.table_headers[len(self.drafts)] = piece.header if piece.header is not None else rendered.header_line
             self.drafts.append(
                 self._chunk(
                     text=piece.text,
@@ -384,7 +370,7 @@ class _Run:
         for group in group_sections(sections, self.target, self.settings.min_section_tokens):
             self._emit_group(group)
         version = detect_version([item.text for item in self.items])
-        if not self.counter.additive and self.drafts:
+        if (self.sealed or not self.counter.additive) and self.drafts:
             for chunk, tokens in zip(self.drafts, self.counter.count_many([c.text for c in self.drafts]), strict=True):
                 chunk.tokens = tokens
         for position, chunk in enumerate(self.drafts):
@@ -396,14 +382,21 @@ class _Run:
         return ChunkingResult(self.drafts, metrics)
 
 
-def _trailing_headings(run: list[Unit]) -> list[Unit]:
-    """The heading units at the end of ``run`` (they must travel with what comes next)."""
+def _take_trailing_headings(run: list[Unit], limit: int) -> list[Unit]:
+    """Remove and return the heading units at the end of ``run`` that travel with what comes next (a table,
+    a list): as many as fit in ``limit`` tokens, the nearest first; earlier ones stay in ``run``."""
     count = 0
+    total = 0
     for unit in reversed(run):
-        if unit.end_kind is not End.NO_CUT:
+        if unit.end_kind is not End.NO_CUT or total + unit.tokens > limit:
             break
+        total += unit.tokens
         count += 1
-    return run[len(run) - count :] if count else []
+    if not count:
+        return []
+    heads = run[len(run) - count :]
+    del run[len(run) - count :]
+    return heads
 
 
 def document_text(doc: ParsedDocument) -> str:

@@ -8,9 +8,12 @@ not fit, the chunk is cut at the best boundary it contains:
 1. the last paragraph end, if the chunk is at least half full there;
 2. else the last sentence end (。！？；.!? or a paragraph end);
 3. else the last line end;
-4. else the last forced piece boundary (only inside a sentence longer than the budget).
+4. else the last forced piece boundary (only inside a sentence longer than the budget);
+5. else, as a last resort, the boundary after a heading: only when headings alone (a run of
+   empty sections, thousands of them in a generated file) fill the budget, so that no chunk
+   grows past it.
 
-A boundary right after a heading is never used. Overlap: the next chunk starts with the
+A boundary right after a heading is otherwise never used. Overlap: the next chunk starts with the
 trailing whole sentences of the previous one, up to ``overlap_tokens``, and only when they
 fit; overlap never starts inside a sentence and never follows a forced cut.
 """
@@ -32,6 +35,7 @@ class Unit:
     end_kind: End
     item: int  # index of the item (block) it comes from
     whole: bool = False  # a whole paragraph, not yet split into sentences (see ``pack``)
+    sealed: bool = False  # cut between characters of a run: its tokens are padded to its budget (see ``forced.py``)
 
 
 @dataclass(slots=True)
@@ -50,7 +54,7 @@ class Packed:
 
 Expand = Callable[[Unit], list[Unit]]
 
-_BLOCK_FULL, _SENTENCE, _LINE, _FORCED = range(4)
+_BLOCK_FULL, _SENTENCE, _LINE, _FORCED, _AFTER_HEADING = range(5)
 
 
 def pack(units: list[Unit], budget: int, overlap_tokens: int = 0, expand: Expand | None = None) -> list[Packed]:
@@ -102,7 +106,7 @@ def pack(units: list[Unit], budget: int, overlap_tokens: int = 0, expand: Expand
 def _cut_index(cur: list[Unit], offset: int, budget: int) -> tuple[int | None, int]:
     """(index of the unit after which to cut, rank of that boundary); (None, -1) if no boundary is allowed."""
     half = budget // 2
-    best: list[int | None] = [None, None, None, None]
+    best: list[int | None] = [None, None, None, None, None]
     acc = offset
     for idx, unit in enumerate(cur):
         acc += unit.tokens
@@ -117,6 +121,8 @@ def _cut_index(cur: list[Unit], offset: int, budget: int) -> tuple[int | None, i
             best[_LINE] = idx
         elif kind is End.FORCED:
             best[_FORCED] = idx
+        elif kind is End.NO_CUT and idx < len(cur) - 1:
+            best[_AFTER_HEADING] = idx
     for rank, choice in enumerate(best):
         if choice is not None:
             return choice, rank

@@ -7,6 +7,10 @@ keeps the whole table together and exact. Decoding goes through :func:`read_text
 ("Lorem, ipsum; dolor"), so every candidate is scored by how consistently it splits the
 sample into the same number of columns, and Sniffer's guess only breaks ties.
 
+Limits: at most ``parsing.csv_max_rows`` rows and ``parsing.max_columns`` columns are read and
+cells are cut to ``parsing.max_cell_chars`` (each with a warning), before the rows are padded
+to one width: a CSV holding one 50 MB line of cells once asked for 79.5 GiB there.
+
 Header: the first row, except a title row above it (one filled cell in a wider table,
 e.g. "Stanley Cups,,"), which becomes the table caption. A pandas index column (empty
 header, values 0..n-1) is dropped: it carries no information and pollutes BM25.
@@ -17,10 +21,12 @@ from __future__ import annotations
 import csv
 import io
 from collections import Counter
+from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
 
 from indexing.parsing.encoding import read_text
+from indexing.parsing.limits import CellLimits
 from officeqa.domain import Block, ParsedDocument
 from officeqa.errors import RefusalKind, UnreadableDocument
 from officeqa.settings import ParsingSettings
@@ -30,8 +36,11 @@ __all__ = ["parse_csv", "sniff_delimiter", "table_from_rows"]
 DELIMITERS = (",", ";", "\t", "|")
 _SAMPLE_CHARS = 64 * 1024
 _SAMPLE_ROWS = 200
-# Cells longer than the csv module's 128 KiB default occur (long free-text columns); allow 64 MiB.
-_FIELD_SIZE_LIMIT = 64 * 1024 * 1024
+# Cells longer than the csv module's 128 KiB default occur (long free-text columns): the reader accepts a field
+# as long as the largest file allowed (it is cut to parsing.max_cell_chars right after), so a long field never
+# turns a readable file into a "malformed CSV" refusal.
+_MB = 1024 * 1024
+_LONG_LINE = 64 * 1024  # lines above this many characters are checked for their number of fields
 
 
 def _consistency(sample: str, delimiter: str) -> float:
@@ -96,22 +105,43 @@ def table_from_rows(rows: list[list[str]]) -> tuple[list[list[str]], list[list[s
     return header, body, caption
 
 
+def _bounded_lines(text: str, delimiter: str, limits: CellLimits) -> Iterator[str]:
+    """The text's lines for csv.reader; a long quote-free line is cut after its ``max_columns``-th field.
+
+    The reader builds a whole row before anything can cap it, so a 50 MB line of short cells
+    would be 12 million string objects (1.3 GB) first. A line without quotes cannot continue
+    on the next line, so cutting it at a delimiter is exact; a quoted one is left to the reader.
+    """
+    width = limits.max_columns
+    for line in io.StringIO(text, newline=""):
+        if len(line) > _LONG_LINE and '"' not in line and line.count(delimiter) >= width:
+            limits.widest = max(limits.widest, line.count(delimiter) + 1)
+            at = -1
+            for _ in range(width):
+                at = line.find(delimiter, at + 1)
+            line = line[:at] + "\n"
+        yield line
+
+
 def parse_csv(path: Path, password: str | None, settings: ParsingSettings) -> ParsedDocument:
     """Parse a .csv/.tsv file into one table block (header row + data rows, at most ``csv_max_rows``)."""
     del password  # CSV has no encryption
     decoded = read_text(path)
     text = decoded.text
     delimiter = "\t" if path.suffix.lower() == ".tsv" else sniff_delimiter(text)
-    if csv.field_size_limit() < _FIELD_SIZE_LIMIT:
-        csv.field_size_limit(_FIELD_SIZE_LIMIT)
+    field_limit = max(64 * _MB, int(settings.max_file_mb * _MB) + 1)
+    if csv.field_size_limit() < field_limit:
+        csv.field_size_limit(field_limit)
     limit = settings.csv_max_rows + 1  # the header row does not count
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    limits = CellLimits(settings.max_columns, settings.max_cell_chars)
+    reader = csv.reader(_bounded_lines(text, delimiter, limits), delimiter=delimiter)
     try:
-        raw = list(islice(reader, limit))
+        raw = [limits.apply(row) for row in islice(reader, limit)]
         cut = next(reader, None) is not None
     except csv.Error as exc:
         raise UnreadableDocument(str(path), RefusalKind.CORRUPT, f"malformed CSV: {exc}") from exc
     warnings = [f"only the first {settings.csv_max_rows} rows were read (parsing.csv_max_rows)"] if cut else []
+    warnings.extend(limits.warnings(path.name))
     header, body, caption = table_from_rows(raw)
     blocks: list[Block] = []
     if header or body:

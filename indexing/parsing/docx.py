@@ -77,7 +77,7 @@ __all__ = ["parse_docx"]
 
 def parse_docx(path: Path, password: str | None, settings: ParsingSettings) -> ParsedDocument:
     """Parse a .docx (or a password-protected one, given the password) into blocks."""
-    stream = open_ooxml(path, password)
+    stream = open_ooxml(path, password, settings)
     with stream, corrupt_on_error(path, "the Word document"), zipfile.ZipFile(stream) as archive:
         main = main_part(archive, "word/document.xml")
         try:

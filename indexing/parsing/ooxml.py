@@ -11,6 +11,13 @@ refuse them the same way.
   to raise its own exception type.
 - A legacy binary file (.doc/.xls/.ppt renamed to an OOXML suffix) is a CFB container
   without encryption: refused as ``unsupported``.
+- A zip bomb (a 4.6 MB docx whose document.xml inflates to 1.2 GB took 7-8 GB to parse) is
+  refused as ``too_large`` from the zip's central directory, BEFORE any member is inflated:
+  no member may inflate beyond ``parsing.max_inflated_member_mb`` and all of them together
+  beyond ``parsing.max_inflated_total_mb`` (:func:`check_archive_limits`, also for ODF). The
+  declared sizes are binding for Python's zipfile (it stops at the declared size and then
+  fails the CRC check), and the worker's memory cap (``guard.py``) backs up the libraries
+  that inflate on their own.
 
 Errors raised later by python-docx/openpyxl/python-pptx/lxml while reading a package that
 opened fine are wrapped by :func:`corrupt_on_error`.
@@ -28,6 +35,7 @@ from typing import BinaryIO
 from lxml import etree
 
 from officeqa.errors import RefusalKind, UnreadableDocument
+from officeqa.settings import ParsingSettings
 
 # No network, no entity expansion, big text nodes allowed (long cells, 800-page bodies).
 SAFE_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
@@ -46,35 +54,41 @@ PACKAGE_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
-def open_ooxml(path: Path, password: str | None) -> BinaryIO:
+_MB = 1024 * 1024
+
+
+def open_ooxml(path: Path, password: str | None, settings: ParsingSettings | None = None) -> BinaryIO:
     """A readable, seekable zip stream of the package at ``path``.
 
     Returns the opened file itself for a plain package and a BytesIO holding the
     decrypted package for an encrypted one; the caller closes it.
-    Raises UnreadableDocument with kind encrypted, corrupt or unsupported.
+    Raises UnreadableDocument with kind encrypted, corrupt, unsupported or too_large
+    (inflated sizes above ``settings``' limits).
     """
+    settings = settings or ParsingSettings()
     with path.open("rb") as fh:
         magic = fh.read(len(CFB_MAGIC))
     if magic == CFB_MAGIC:
-        return _decrypt(path, password)
+        return _decrypt(path, password, settings)
     if not zipfile.is_zipfile(path):
         raise UnreadableDocument(
             str(path), RefusalKind.CORRUPT, "not a valid Office file (not a zip; truncated or damaged)"
         )
     stream = path.open("rb")
     try:
-        _check_zip(path, stream)
+        _check_zip(path, stream, settings)
     except UnreadableDocument:
         stream.close()
         raise
     return stream
 
 
-def _check_zip(path: Path, stream: BinaryIO) -> None:
-    """Fail early on a zip whose directory is readable but whose members are not."""
+def _check_zip(path: Path, stream: BinaryIO, settings: ParsingSettings) -> None:
+    """Fail early on a zip whose directory is readable but whose members are not, or would inflate too far."""
     try:
         with zipfile.ZipFile(stream) as archive:
             names = archive.namelist()
+            check_archive_limits(path, archive, settings)
     except (zipfile.BadZipFile, OSError, EOFError) as exc:
         raise UnreadableDocument(str(path), RefusalKind.CORRUPT, f"damaged zip container: {exc}") from exc
     finally:
@@ -85,7 +99,31 @@ def _check_zip(path: Path, stream: BinaryIO) -> None:
         )
 
 
-def _decrypt(path: Path, password: str | None) -> BinaryIO:
+def check_archive_limits(path: Path, archive: zipfile.ZipFile, settings: ParsingSettings) -> None:
+    """Refuse a zip (OOXML, ODF) whose members would inflate beyond the limits, from its directory alone."""
+    infos = archive.infolist()
+    if not infos:
+        return
+    member_cap = settings.max_inflated_member_mb * _MB
+    biggest = max(infos, key=lambda info: info.file_size)
+    if biggest.file_size > member_cap:
+        raise UnreadableDocument(
+            str(path),
+            RefusalKind.TOO_LARGE,
+            f"zip member {biggest.filename} inflates to {biggest.file_size / _MB:.0f} MB, above the "
+            f"{settings.max_inflated_member_mb:g} MB limit (raise parsing.max_inflated_member_mb to allow it)",
+        )
+    total = sum(info.file_size for info in infos)
+    if total > settings.max_inflated_total_mb * _MB:
+        raise UnreadableDocument(
+            str(path),
+            RefusalKind.TOO_LARGE,
+            f"the package inflates to {total / _MB:.0f} MB, above the {settings.max_inflated_total_mb:g} MB limit "
+            "(raise parsing.max_inflated_total_mb to allow it)",
+        )
+
+
+def _decrypt(path: Path, password: str | None, settings: ParsingSettings) -> BinaryIO:
     import msoffcrypto
     from msoffcrypto import exceptions as mso_errors
 
@@ -114,7 +152,7 @@ def _decrypt(path: Path, password: str | None) -> BinaryIO:
         except (ValueError, KeyError, OSError) as exc:
             raise UnreadableDocument(str(path), RefusalKind.CORRUPT, f"damaged encrypted package: {exc}") from exc
     out.seek(0)
-    _check_zip(path, out)
+    _check_zip(path, out, settings)
     return out
 
 

@@ -286,7 +286,7 @@ def parse_pptx(path: Path, password: str | None, settings: ParsingSettings) -> P
     from pptx import Presentation
     from pptx.exc import PythonPptxError
 
-    stream = open_ooxml(path, password)
+    stream = open_ooxml(path, password, settings)
     blocks: list[Block] = []
     first_title: str | None = None
     with stream, corrupt_on_error(path, "the presentation"):

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from indexing.parsing.headings import heading_level
+from indexing.parsing.limits import CellLimits
 from indexing.parsing.ooxml import corrupt_on_error, main_part, open_ooxml, read_core_title, read_xml, relationships
 from officeqa.domain import Block, BlockType, ParsedDocument
 from officeqa.errors import RefusalKind, UnreadableDocument
@@ -133,9 +134,25 @@ RawRows = Iterator[tuple[int, int, list[Any]]]  # (sheet row, first column, valu
 
 
 def _collect_rows(name: str, raw: RawRows, settings: ParsingSettings, sheet: _Sheet) -> None:
-    """Keep the non-empty rows, stopping at a long empty run or at the row cap."""
+    """Keep the non-empty rows, stopping at a long empty run or at the row cap.
+
+    Columns beyond ``parsing.max_columns`` are dropped and cells are cut to
+    ``parsing.max_cell_chars`` before anything else touches them (a 1 MB workbook holding one
+    100 MB shared string drove a parse past 14 GB), each with one warning per sheet.
+    """
+    limits = CellLimits(settings.max_columns, settings.max_cell_chars)
+    try:
+        _collect_capped_rows(name, raw, settings, sheet, limits)
+    finally:
+        sheet.warnings.extend(limits.warnings(f"sheet {name!r}"))
+
+
+def _collect_capped_rows(
+    name: str, raw: RawRows, settings: ParsingSettings, sheet: _Sheet, limits: CellLimits
+) -> None:
     empty_run = 0
     for index, first_col, values in raw:
+        values = limits.apply(values, first_col)
         cells = list(map(cell_text, values))
         if not any(cells):
             empty_run += 1
@@ -490,7 +507,7 @@ def calamine_sheets_to_blocks(
 
 def parse_xlsx(path: Path, password: str | None, settings: ParsingSettings) -> ParsedDocument:
     """Parse a workbook (decrypting it in memory when a password is given) into blocks."""
-    stream = open_ooxml(path, password)
+    stream = open_ooxml(path, password, settings)
     blocks: list[Block] = []
     warnings: list[str] = []
     with stream, corrupt_on_error(path, "the workbook"):

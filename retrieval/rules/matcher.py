@@ -17,6 +17,7 @@ from typing import Any
 
 from retrieval.rules.loader import Rule, RuleFile
 from retrieval.rules.normalize import normalize
+from retrieval.rules.safety import RegexTimeout, RuleRegex, compile_rule_regex
 
 _ASCII_WORD = re.compile(r"[a-z0-9]")
 
@@ -98,7 +99,7 @@ class _CompiledTrigger:
     any: list[str]
     all: list[str]
     none: list[str]
-    regex: list[re.Pattern[str]]
+    regex: list[RuleRegex]
 
 
 @dataclass(slots=True)
@@ -124,7 +125,7 @@ class RuleMatcher:
             for t in rule.triggers:
                 ct = _CompiledTrigger(
                     any=[self._term(x) for x in t.any], all=[self._term(x) for x in t.all],
-                    none=[self._term(x) for x in t.none], regex=[re.compile(p) for p in t.regex],
+                    none=[self._term(x) for x in t.none], regex=[compile_rule_regex(p) for p in t.regex],
                 )
                 keywords |= {x for x in ct.any + ct.all + ct.none if not x.startswith("@")}
                 triggers.append(ct)
@@ -236,7 +237,10 @@ class RuleMatcher:
             terms += _show(hits, self.vocab, found)
         if t.regex:
             for pattern in t.regex:
-                m = pattern.search(text)
+                try:
+                    m = pattern.search(text)  # under a real timeout (safety.RuleRegex)
+                except RegexTimeout as exc:
+                    return False, f"regex timed out: {exc}", []
                 if m:
                     terms.append(f"/{pattern.pattern}/ -> {m.group(0)!r}")
                     break

@@ -1,17 +1,31 @@
-"""Refuse rule regexes that could backtrack catastrophically, before they ever run.
+"""Refuse rule regexes that could backtrack catastrophically, and run the rest under a real timeout.
 
-Why static checks and not a timeout: Python's ``re`` cannot be interrupted, so a
-pattern like ``(a+)+$`` on a long instruction would hang the query path. Rules are
-user-editable data, so every regex is inspected at load time (on the parse tree from
-``re._parser``) and refused with a reason. What is refused:
+Two layers, because rules are user-editable data and Python's ``re`` cannot be interrupted
+(a pattern like ``(a+)+$`` on a long instruction would hang the query path):
+
+1. Static checks at load time, on the parse tree from ``re._parser``, refused with a reason.
+2. Matching with the ``regex`` module, whose ``timeout`` stops a search that runs longer
+   than :data:`MATCH_TIMEOUT_S` (:class:`RuleRegex`); the matcher reports the rule as not
+   matched ("regex timed out") and goes on. The 50 ms match budget alone was checked only
+   between rules, so it could not stop a regex that was already running.
+
+What the static check refuses:
 
 - backreferences (``\\1``, ``(?P=name)``, conditional groups);
 - an unbounded repeat of a "match anything" item: ``.*``, ``.+``, ``[\\s\\S]*``, ``\\S*``, ``[^x]*``;
 - nested quantifiers: a repeat (max > 1) whose body contains a variable-length repeat, e.g. ``(a+)+``, ``(a?){1,9}``;
 - ambiguous alternation inside a repeat: ``(a|aa)*``, ``(x|)+`` (overlapping first characters or an empty branch);
 - more than one unbounded quantifier in a pattern (adjacent ``\\d+\\d+`` is polynomial backtracking);
+- stacked variable repeats over overlapping characters (``a{0,2000}a{0,2000}a{0,2000}b``, once
+  minutes of ``officeqa route``): in a sequence, consecutive variable-width repeats whose
+  characters overlap -- directly or through the items between them, which the earlier repeat
+  can also consume -- can split the same text in (range1 x range2 x ...) ways, all tried at
+  every start position. A chain whose product of ranges (an unbounded repeat counting as
+  :data:`MAX_SUBJECT_CHARS`) is above :data:`MAX_CHAIN_CHOICES` is refused. Measured on a
+  2,000-character worst-case instruction: ``a{0,50}a{0,50}$`` (2,601 ways) 60 ms with ``re``;
+  ``.{0,30}x.{0,30}`` (961) stays under a few ms on ordinary text;
 - patterns longer than :data:`MAX_PATTERN_CHARS`.
-Bounded repeats such as ``.{0,20}`` are allowed.
+Bounded repeats such as ``.{0,20}`` are allowed, and so are chains like ``(提取|列出).{0,20}(电话|手机)``.
 """
 
 from __future__ import annotations
@@ -21,7 +35,15 @@ import re._constants as sre_c
 import re._parser as sre_parse
 from typing import Any
 
+import regex
+
 MAX_PATTERN_CHARS = 500
+#: Instructions are cut to this many characters before matching (the default of rules.max_input_chars).
+MAX_SUBJECT_CHARS = 2_000
+#: A chain of stacked variable repeats may split a text in at most this many ways.
+MAX_CHAIN_CHOICES = 1_000
+#: One regex search may run this long before it is stopped and counted as no match.
+MATCH_TIMEOUT_S = 0.05
 
 _REPEATS = {sre_c.MAX_REPEAT, sre_c.MIN_REPEAT, sre_c.POSSESSIVE_REPEAT}
 _NOT_CATEGORIES = {sre_c.CATEGORY_NOT_SPACE, sre_c.CATEGORY_NOT_DIGIT, sre_c.CATEGORY_NOT_WORD,
@@ -45,6 +67,188 @@ def check_regex(pattern: str) -> None:
         raise UnsafeRegex(
             f"{unbounded} unbounded quantifiers (+, *, {{n,}}); at most one is allowed, bound the others as {{m,n}}"
         )
+    _check_chains(list(tree))
+
+
+class RegexTimeout(Exception):
+    """A rule regex ran longer than :data:`MATCH_TIMEOUT_S` on one instruction."""
+
+
+class RuleRegex:
+    """A checked rule pattern compiled with the ``regex`` module, searched under a timeout.
+
+    ``regex`` runs the same syntax as ``re`` here (its V0 mode is the ``re``-compatible one);
+    unlike ``re`` it can stop a search that runs too long.
+    """
+
+    __slots__ = ("_compiled", "pattern", "timeout_s")
+
+    def __init__(self, pattern: str, timeout_s: float = MATCH_TIMEOUT_S) -> None:
+        self.pattern = pattern
+        self.timeout_s = timeout_s
+        self._compiled = regex.compile(pattern, flags=regex.V0)
+
+    def search(self, text: str) -> Any:
+        """The first match in ``text`` or None; raises :class:`RegexTimeout` when the search runs too long."""
+        try:
+            return self._compiled.search(text, timeout=self.timeout_s)
+        except TimeoutError as exc:
+            raise RegexTimeout(f"/{self.pattern}/ ran longer than {self.timeout_s * 1000:g} ms") from exc
+
+
+def compile_rule_regex(pattern: str) -> RuleRegex:
+    """A rule pattern ready to match (call :func:`check_regex` first: loading rules does)."""
+    return RuleRegex(pattern)
+
+
+# ---------------------------------------------------------------- stacked variable repeats
+
+
+def _check_chains(items: list[tuple[Any, Any]]) -> None:
+    """Refuse a sequence (at any depth) holding a chain of overlapping variable repeats with too many splits."""
+    flat = _flatten(items)
+    chain_product = 1
+    chain_length = 0
+    last_class: list[tuple[Any, Any]] | None = None  # what the chain's last repeat can consume
+    for op, av in flat:
+        if op in _REPEATS:
+            low, high, body = av
+            body = list(body)
+            _check_chains(body)
+            if low == high:
+                cls = _item_chars(body)
+                if last_class is not None and not _overlap(last_class, cls):
+                    chain_product, chain_length, last_class = 1, 0, None
+                continue
+            cls = _item_chars(body)
+            choices = min(high, MAX_SUBJECT_CHARS) - low + 1
+            if last_class is not None and _overlap(last_class, cls):
+                chain_product *= choices
+                chain_length += 1
+            else:
+                chain_product, chain_length = choices, 1
+            last_class = cls
+            if chain_length > 1 and chain_product > MAX_CHAIN_CHOICES:
+                raise UnsafeRegex(
+                    f"stacked repeats over the same characters can split a text in {chain_product:,} ways "
+                    f"(at most {MAX_CHAIN_CHOICES:,}); e.g. a{{0,2000}}a{{0,2000}}b: merge them into one repeat "
+                    "or bound them tighter"
+                )
+            continue
+        if op is sre_c.BRANCH:
+            for alt in av[1]:
+                _check_chains(list(alt))
+        elif op in (sre_c.ASSERT, sre_c.ASSERT_NOT):
+            _check_chains(list(av[1]))
+            continue  # a lookaround consumes nothing: it neither breaks nor extends a chain
+        if op in (sre_c.AT,):
+            continue
+        cls = _item_chars([(op, av)])
+        if last_class is not None and not _overlap(last_class, cls):
+            chain_product, chain_length, last_class = 1, 0, None  # a fixed item the chain cannot absorb
+
+
+def _flatten(items: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """A sequence with plain groups opened up ((a{0,9})(a{0,9}) is the same chain as a{0,9}a{0,9})."""
+    out: list[tuple[Any, Any]] = []
+    for op, av in items:
+        if op is sre_c.SUBPATTERN:
+            out.extend(_flatten(list(av[-1])))
+        elif op is sre_c.ATOMIC_GROUP:
+            out.extend(_flatten(list(av)))
+        else:
+            out.append((op, av))
+    return out
+
+
+def _item_chars(items: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """The single-character classes ``items`` can consume (LITERAL, NOT_LITERAL, ANY, IN), as a union."""
+    out: list[tuple[Any, Any]] = []
+    for op, av in items:
+        if op in (sre_c.LITERAL, sre_c.NOT_LITERAL, sre_c.ANY, sre_c.IN):
+            out.append((op, av))
+        elif op in _REPEATS:
+            out.extend(_item_chars(list(av[2])))
+        elif op is sre_c.SUBPATTERN:
+            out.extend(_item_chars(list(av[-1])))
+        elif op is sre_c.ATOMIC_GROUP:
+            out.extend(_item_chars(list(av)))
+        elif op is sre_c.BRANCH:
+            for alt in av[1]:
+                out.extend(_item_chars(list(alt)))
+    return out
+
+
+# Characters tried when two classes are compared: one of each kind a class can be made of.
+_PROBES = "aZ_0９ \t\n.-,:;!?@#/\\中文。，é１ⅷ\u00a0\u3000"
+
+
+def _overlap(first: list[tuple[Any, Any]], second: list[tuple[Any, Any]]) -> bool:
+    """Whether some character is matched by both unions (probed on their literals, range starts and samples)."""
+    if not first or not second:
+        return False
+    candidates = set(_PROBES)
+    for op, av in first + second:
+        if op in (sre_c.LITERAL, sre_c.NOT_LITERAL):
+            candidates.add(chr(av))
+        elif op is sre_c.IN:
+            for sub_op, sub_av in av:
+                if sub_op is sre_c.LITERAL:
+                    candidates.add(chr(sub_av))
+                elif sub_op is sre_c.RANGE:
+                    candidates.update((chr(sub_av[0]), chr(sub_av[1])))
+    for a_ranges in _ranges(first):
+        for b_ranges in _ranges(second):
+            low = max(a_ranges[0], b_ranges[0])
+            if low <= min(a_ranges[1], b_ranges[1]):
+                candidates.add(chr(low))
+    return any(_matches(first, ch) and _matches(second, ch) for ch in candidates)
+
+
+def _ranges(items: list[tuple[Any, Any]]) -> list[tuple[int, int]]:
+    return [
+        sub_av for op, av in items if op is sre_c.IN for sub_op, sub_av in av if sub_op is sre_c.RANGE
+    ]
+
+
+_CATEGORY_TESTS = {
+    sre_c.CATEGORY_DIGIT: lambda ch: ch.isdecimal(),
+    sre_c.CATEGORY_NOT_DIGIT: lambda ch: not ch.isdecimal(),
+    sre_c.CATEGORY_SPACE: lambda ch: ch.isspace(),
+    sre_c.CATEGORY_NOT_SPACE: lambda ch: not ch.isspace(),
+    sre_c.CATEGORY_WORD: lambda ch: ch.isalnum() or ch == "_",
+    sre_c.CATEGORY_NOT_WORD: lambda ch: not (ch.isalnum() or ch == "_"),
+    sre_c.CATEGORY_LINEBREAK: lambda ch: ch == "\n",
+    sre_c.CATEGORY_NOT_LINEBREAK: lambda ch: ch != "\n",
+}
+
+
+def _matches(items: list[tuple[Any, Any]], ch: str) -> bool:
+    """Whether ``ch`` is matched by any of the single-character classes in ``items``."""
+    code = ord(ch)
+    for op, av in items:
+        if op is sre_c.LITERAL and av == code:
+            return True
+        if op is sre_c.NOT_LITERAL and av != code:
+            return True
+        if op is sre_c.ANY and ch != "\n":
+            return True
+        if op is sre_c.IN:
+            negate = any(sub_op is sre_c.NEGATE for sub_op, _ in av)
+            hit = False
+            for sub_op, sub_av in av:
+                if sub_op is sre_c.LITERAL:
+                    hit = sub_av == code
+                elif sub_op is sre_c.RANGE:
+                    hit = sub_av[0] <= code <= sub_av[1]
+                elif sub_op is sre_c.CATEGORY:
+                    test = _CATEGORY_TESTS.get(sub_av)
+                    hit = test(ch) if test is not None else True
+                if hit:
+                    break
+            if hit != negate:
+                return True
+    return False
 
 
 def _is_broad(op: Any, av: Any) -> bool:

@@ -3,7 +3,16 @@
 Each module in ``COMMAND_MODULES`` exposes ``register(subparsers)``, which adds its
 sub-commands and sets ``handler(args, settings) -> int`` as the parser default.
 Handlers import heavy libraries lazily so that ``officeqa parse`` stays quick.
-Exit codes: 0 ok, 2 usage error, 3 a document could not be read, 4 other product error.
+
+Exit codes (every error is one ``officeqa: error: ...`` line on stderr, never a traceback):
+
+    0    ok
+    2    usage error (argparse)
+    3    a document could not be read (``parse``/``chunk``: the refusal kind is in the message)
+    4    other product error (stores disagree, a model unreachable, a bad filter, ...)
+    5    configuration error: settings (unknown key, wrong type, out of bounds, missing or
+         invalid --config file), a rule file or a prompt template that cannot be used
+    130  interrupted (Ctrl-C); 141 the reader of stdout went away
 """
 
 from __future__ import annotations
@@ -13,7 +22,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from officeqa.errors import OfficeQAError
+from officeqa.errors import ConfigurationError, OfficeQAError
 from officeqa.settings import load_settings
 
 COMMAND_MODULES: list[str] = [
@@ -30,6 +39,7 @@ COMMAND_MODULES: list[str] = [
 ]
 
 EXIT_PRODUCT_ERROR = 4
+EXIT_CONFIGURATION_ERROR = 5
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,9 +56,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``officeqa`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    settings = load_settings(args.config)
     try:
+        settings = load_settings(args.config)
         return int(args.handler(args, settings) or 0)
+    except ConfigurationError as exc:
+        print(f"officeqa: error: {exc}", file=sys.stderr)
+        return EXIT_CONFIGURATION_ERROR
     except OfficeQAError as exc:
         print(f"officeqa: error: {exc}", file=sys.stderr)
         return EXIT_PRODUCT_ERROR

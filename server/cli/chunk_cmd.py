@@ -4,6 +4,9 @@
 slide, tokens, kind, overlap_chars, ...). ``--stats`` adds the run's quality metrics as one
 JSON object on the last line (``{"metrics": {...}}``); with ``--stats`` alone only that line
 is printed.
+
+Parsing, cleaning and chunking run in the guarded worker (``indexing.parsing.guard``), under
+``parsing.timeout_s`` and ``parsing.max_memory_mb``; a refusal exits 3 as with ``parse``.
 """
 
 from __future__ import annotations
@@ -25,14 +28,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from indexing.chunking import chunk_document
-    from indexing.parsing import parse_file
+    from indexing.parsing.guard import GuardedParser
 
+    # Parsing, cleaning and chunking all run in the guarded worker (time limit, memory cap).
     try:
-        document = parse_file(args.file, password=args.password, settings=settings.parsing)
+        with GuardedParser(settings.parsing) as guard:
+            _document, result = guard.parse_and_chunk(args.file, settings.chunking, password=args.password)
     except UnreadableDocument as exc:
         return report_unreadable(exc, args.json)
-    result = chunk_document(document, settings.chunking)
     if args.json:
         for chunk in result.chunks:
             print_json_line(chunk.to_json())

@@ -1,4 +1,9 @@
-"""``officeqa parse FILE [--password P] [--json]``: print a file's blocks or its refusal."""
+"""``officeqa parse FILE [--password P] [--json]``: print a file's blocks or its refusal.
+
+Parsing runs in the guarded worker (``indexing.parsing.guard``): a file that takes longer
+than ``parsing.timeout_s`` or needs more than ``parsing.max_memory_mb`` is refused as
+``timeout``/``too_large`` (exit 3) instead of hanging or exhausting this process.
+"""
 
 from __future__ import annotations
 
@@ -18,10 +23,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from indexing.parsing import parse_file
+    from indexing.parsing.guard import GuardedParser
 
+    # The file is untrusted: it is read in the guarded worker (time limit, memory cap), never in this process.
     try:
-        document = parse_file(args.file, password=args.password, settings=settings.parsing)
+        with GuardedParser(settings.parsing) as guard:
+            document = guard.parse(args.file, password=args.password)
     except UnreadableDocument as exc:
         return report_unreadable(exc, args.json)
     for block in document.blocks:

@@ -56,4 +56,5 @@ def test_eval_retrieval_cli_prints_json(files: tuple[Path, Path], monkeypatch, c
     assert code == 0
     out = json.loads(capsys.readouterr().out)
     assert list(out["metrics"]) == ["bm25"] and out["metrics"]["bm25"]["recall@1"] == 1.0
-    assert main(["eval-retrieval", "--corpus", str(corpus), "--questions", str(questions), "--modes", "tfidf"]) == 4
+    # An unknown mode is a ConfigurationError: exit 5 (server/cli/__init__.py exit codes).
+    assert main(["eval-retrieval", "--corpus", str(corpus), "--questions", str(questions), "--modes", "tfidf"]) == 5

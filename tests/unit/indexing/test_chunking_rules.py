@@ -75,7 +75,7 @@ def test_big_sections_are_not_merged() -> None:
 
 def test_citation_at_a_boundary_is_never_cut() -> None:
     # The budget ends exactly after the citation's sentence; a naive cut at the 。 inside 《》 would come earlier.
-    first = "甲方同意。乙方引用《关于合同管理。若干问题的规定》第三条执行。"
+    first = "甲方同意付款。乙方引用《关于合同管理。若干问题的规定》第三条执行。"
     budget = default_token_counter().count(first)
     text = first + "双方签字后生效。" * 6
     result = _chunk(_doc(_para(text)), target_tokens=budget, overlap_ratio=0.0, min_section_tokens=0)
@@ -85,7 +85,7 @@ def test_citation_at_a_boundary_is_never_cut() -> None:
         assert chunk.tokens <= budget
     # One token less: the citation's sentence no longer fits, and the cut moves before it, not into it.
     tighter = _chunk(_doc(_para(text)), target_tokens=budget - 1, overlap_ratio=0.0, min_section_tokens=0)
-    assert tighter.chunks[0].text == "甲方同意。"
+    assert tighter.chunks[0].text == "甲方同意付款。"
     assert tighter.chunks[1].text.startswith("乙方引用《关于合同管理。若干问题的规定》第三条执行。")
     assert result.metrics.forced_cuts == 0
     assert result.metrics.sentence_breaks == 0
