@@ -99,7 +99,7 @@ def test_a_bad_task_file_is_one_clear_line(tmp_path: Path, capsys: pytest.Captur
     tasks.write_text('{"id": "t1", "question": "q", "expected_route": "retrieve_qa", "expect": {}}\n', encoding="utf-8")
     code = main(["eval", "--tasks", str(tasks), "--no-baseline"])
     err = capsys.readouterr().err.strip()
-    assert code == 4
+    assert code == 5  # a task file that cannot be used as given is a configuration error
     assert err.count("\n") == 0 and f"{tasks}:1" in err and "'expect' must be a non-empty object" in err
 
 
@@ -108,4 +108,4 @@ def test_a_bad_baseline_file_fails_before_the_run(tmp_path: Path, capsys: pytest
     baseline.write_text("{not json", encoding="utf-8")
     code = main(["eval", "--baseline", str(baseline)])
     err = capsys.readouterr().err.strip()
-    assert code == 4 and str(baseline) in err and "not valid JSON" in err
+    assert code == 5 and str(baseline) in err and "not valid JSON" in err
