@@ -184,7 +184,8 @@ def test_a_revoked_key_stops_working_while_the_server_runs(setup: tuple, capsys:
 def test_bad_key_requests_at_the_cli_are_refused_with_one_line(tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     config = _config(tmp_path)
-    assert main(["--config", str(config), "keys", "create", "--kb", "Bad Name", "--role", "read"]) == 5  # a bad knowledge-base name is a configuration error
+    # a bad knowledge-base name is a configuration error (exit 5)
+    assert main(["--config", str(config), "keys", "create", "--kb", "Bad Name", "--role", "read"]) == 5
     assert "knowledge base name" in capsys.readouterr().err
     assert main(["--config", str(config), "keys", "revoke", "nope"]) == 4
 
