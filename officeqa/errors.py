@@ -5,6 +5,7 @@
     ├── ConfigurationError                        bad settings or rule files
     ├── IndexConsistencyError                     stores disagree / mixed embedding models
     ├── DocumentNotFound                          remove/lookup of a path or id the registry lacks
+    ├── ApiKeyNotFound                            `officeqa keys revoke` of an id the keys file lacks
     ├── InvalidFilter (also ValueError)           a search filter outside the field/operator whitelist
     ├── ModelUnavailable                          the Ollama server or a model cannot be reached
     │   └── GenerationError(kind, message)        no answer came; kind is a FailureKind
@@ -91,6 +92,10 @@ class GenerationError(ModelUnavailable):
         self.kind = kind
         self.reason = kind.value
         self.message = message
+
+
+class ApiKeyNotFound(OfficeQAError):
+    """A key id the API keys file does not hold (revoke, show)."""
 
 
 class NotAuthenticated(OfficeQAError):

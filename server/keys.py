@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from officeqa.errors import ConfigurationError
+from officeqa.errors import ApiKeyNotFound, ConfigurationError
 from officeqa.settings import Settings
 from server.knowledge_bases import check_name
 
@@ -154,7 +154,7 @@ class KeyStore:
             self._reload()
             key = self._keys.get(key_id)
             if key is None:
-                raise ConfigurationError(f"no API key with id {key_id!r} in {self.path} (see `officeqa keys list`)")
+                raise ApiKeyNotFound(f"no API key with id {key_id!r} in {self.path} (see `officeqa keys list`)")
             if key.revoked_at is None:
                 key.revoked_at = _now()
                 self._write()
