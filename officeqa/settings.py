@@ -76,11 +76,13 @@ class RetrievalSettings(BaseModel):
     """How a question becomes ranked chunks."""
 
     top_k: int = Field(10, description="Chunks returned by default.")
-    fusion: Literal["zscore", "rrf"] = Field(
+    fusion: Literal["zscore", "rrf", "adaptive"] = Field(
         "zscore",
         description=(
             "Hybrid fusion: zscore = per-query z-scores of BM25 and dense scores, tempered softmax, weighted "
-            "mix (robust when one retriever is weak); rrf = weighted reciprocal rank fusion."
+            "mix (robust when one retriever is weak); rrf = weighted reciprocal rank fusion; adaptive = the "
+            "zscore mix with weights decided per query from query-time signals (query vs corpus language, BM25 "
+            "term coverage, agreement of the two rankings; bench/bench_heldout.py)."
         ),
     )
     rrf_k: int = Field(60, description="The k constant of reciprocal rank fusion.")

@@ -72,6 +72,8 @@ class BM25Index:
         self._doc_terms: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # id -> (term ids, tfs)
         self._total_length = 0.0
         self._next_seq = 0
+        self._script_flags = np.zeros(0, dtype=np.int8)  # per term id: 1 Han, 2 Latin, 0 other
+        self._script_cache: tuple[tuple[int, int, int], dict[str, float]] | None = None
 
     # ---- size -------------------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -151,6 +153,46 @@ class BM25Index:
         return removed
 
     # ---- reads ------------------------------------------------------------------------------------
+    def tokenize(self, text: str) -> list[str]:
+        """The index's own tokenization of ``text`` (what :meth:`search` matches)."""
+        return self._tokenize(text)
+
+    def document_frequencies(self, tokens: Sequence[str]) -> list[int]:
+        """Live document frequency of each distinct token (0 for a token the index never saw).
+
+        Fusion uses it to tell whether BM25 can read a query at all (``retrieval/query_signals.py``).
+        """
+        out = []
+        for token in dict.fromkeys(tokens):
+            term_id = self._vocab.get(token)
+            out.append(int(self._df[term_id]) if term_id is not None else 0)
+        return out
+
+    def script_shares(self) -> dict[str, float]:
+        """Share of the live term occurrences (by document frequency) written in Han vs Latin script.
+
+        The corpus side of "is the query in the documents' language": {'zh': 0.93, 'en': 0.07}.
+        Computed over the vocabulary once per change of the index (cached), so a query pays
+        nothing after the first.
+        """
+        key = (len(self._vocab), len(self._where), self._next_seq)
+        if self._script_cache is not None and self._script_cache[0] == key:
+            return self._script_cache[1]
+        if len(self._script_flags) < len(self._vocab):
+            from retrieval.query_signals import detect_script
+
+            names = list(self._vocab)[len(self._script_flags) :]
+            codes = {"zh": 1, "en": 2}
+            extra = np.fromiter((codes.get(detect_script(t), 0) for t in names), dtype=np.int8, count=len(names))
+            self._script_flags = np.concatenate([self._script_flags, extra])
+        df = self._df[: len(self._vocab)].astype(np.float64)
+        zh = float(df[self._script_flags == 1].sum())
+        en = float(df[self._script_flags == 2].sum())
+        total = zh + en
+        shares = {"zh": zh / total, "en": en / total} if total > 0 else {}
+        self._script_cache = (key, shares)
+        return shares
+
     def search(self, query: str, k: int, allowed_ids: set[str] | None = None) -> list[tuple[str, float]]:
         """Top ``k`` (id, score) with score > 0, best first; equal scores keep insertion order.
 

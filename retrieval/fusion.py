@@ -32,12 +32,22 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 
 from officeqa.settings import RetrievalSettings
+from retrieval.query_signals import QuerySignals
 
 Scored = Sequence[tuple[str, float]]
 
 TEMPERATURE = 2.0
 """Softmax temperature on z-scores in hybrid fusion (chosen in bench/tune_fusion.py: lower
 values let one confident retriever decide alone, higher ones approach a plain z-score sum)."""
+
+COVERAGE_FULL = 0.5
+"""BM25 coverage (idf-weighted share of known query terms) from which BM25 is fully trusted."""
+
+SCRIPT_PRESENT = 0.2
+"""Below this share of the corpus in the query's script, BM25's trust shrinks in proportion."""
+
+AGREEMENT_K = 10
+"""Depth at which the agreement of the two rankings is measured."""
 
 
 def rrf(
@@ -104,21 +114,79 @@ def zscore_fusion(
     return _sorted_stable(fused)
 
 
-def fuse_hybrid(bm25: Scored, dense: Scored, settings: RetrievalSettings) -> list[tuple[str, float]]:
+def bm25_trust(signals: QuerySignals) -> float:
+    """How far BM25 can judge this query, in [0, 1]: 0 when none of its terms exist in the corpus.
+
+    The IDF-weighted share of the query's terms the index knows (``coverage``) over
+    ``COVERAGE_FULL``: a monolingual question whose question words ("多少", "what") are missing
+    from the corpus still has full trust, a question matching only a stray number or name in a
+    foreign-language corpus has little. Scaled down further when the query's script is rare in
+    the corpus (an English question over Chinese documents whose few English words match by accident).
+    """
+    trust = min(1.0, signals.coverage / COVERAGE_FULL)
+    share = signals.script_in_corpus
+    if share < SCRIPT_PRESENT:
+        trust *= share / SCRIPT_PRESENT
+    return max(0.0, min(1.0, trust))
+
+
+def agreement(bm25: Scored, dense: Scored, k: int = AGREEMENT_K) -> float:
+    """Share of the two top-``k`` lists in common (0: disjoint, 1: the same documents)."""
+    top_b = {doc_id for doc_id, _ in _dedup(bm25)[:k]}
+    top_d = {doc_id for doc_id, _ in _dedup(dense)[:k]}
+    if not top_b or not top_d:
+        return 0.0
+    return len(top_b & top_d) / min(len(top_b), len(top_d))
+
+
+def adaptive_fusion(
+    bm25: Scored,
+    dense: Scored,
+    signals: QuerySignals,
+    depth: int = 100,
+    pad_bm25: int | None = None,
+    temperature: float = TEMPERATURE,
+) -> list[tuple[str, float]]:
+    """Tempered-softmax z-score mix whose BM25 share is decided per query from ``signals``.
+
+    Equal shares when BM25 can read the query (the neutral prior, no set-specific weight);
+    BM25's share shrinks with :func:`bm25_trust`, so a cross-lingual question is ranked by the
+    dense side, and a query BM25 half understands gets half a say.
+    """
+    trust = bm25_trust(signals)
+    w_bm25 = 0.5 * trust
+    w_dense = 0.5
+    total = w_bm25 + w_dense
+    return zscore_fusion(
+        {"bm25": bm25, "dense": dense},
+        weights={"bm25": w_bm25 / total, "dense": w_dense / total},
+        depth=depth,
+        pad_to={"bm25": pad_bm25 if pad_bm25 is not None else min(depth, max(len(bm25), len(dense)))},
+        temperature=temperature,
+    )
+
+
+def fuse_hybrid(
+    bm25: Scored, dense: Scored, settings: RetrievalSettings, signals: QuerySignals | None = None
+) -> list[tuple[str, float]]:
     """The product's BM25 + dense fusion, chosen by ``settings.fusion`` (default ``zscore``).
 
     Uses ``bm25_weight`` / ``dense_weight``, ``candidate_depth`` (and ``rrf_k`` for RRF);
     drops results below ``score_threshold`` when set (a fused score: z units for zscore,
-    RRF units for rrf). Returns every fused candidate, best first; the caller cuts to top_k
-    after de-duplicating overlapping chunks.
+    RRF units for rrf). ``signals`` (the query's, see ``retrieval/query_signals.py``) are read
+    by ``adaptive`` only; without them it behaves as if BM25 could read the query.
+    Returns every fused candidate, best first; the caller cuts to top_k after
+    de-duplicating overlapping chunks.
     """
-    fused = _FUSIONS[settings.fusion](bm25, dense, settings)
+    fused = _FUSIONS[settings.fusion](bm25, dense, settings, signals or QuerySignals())
     if settings.score_threshold is not None:
         fused = [(doc_id, score) for doc_id, score in fused if score >= settings.score_threshold]
     return fused
 
 
-def _hybrid_zscore(bm25: Scored, dense: Scored, settings: RetrievalSettings) -> list[tuple[str, float]]:
+def _hybrid_zscore(
+    bm25: Scored, dense: Scored, settings: RetrievalSettings, signals: QuerySignals
+) -> list[tuple[str, float]]:
     depth = settings.candidate_depth
     total = settings.bm25_weight + settings.dense_weight
     if total <= 0:
@@ -135,7 +203,9 @@ def _hybrid_zscore(bm25: Scored, dense: Scored, settings: RetrievalSettings) -> 
     )
 
 
-def _hybrid_rrf(bm25: Scored, dense: Scored, settings: RetrievalSettings) -> list[tuple[str, float]]:
+def _hybrid_rrf(
+    bm25: Scored, dense: Scored, settings: RetrievalSettings, signals: QuerySignals
+) -> list[tuple[str, float]]:
     return rrf(
         {"bm25": [doc_id for doc_id, _ in bm25], "dense": [doc_id for doc_id, _ in dense]},
         weights={"bm25": settings.bm25_weight, "dense": settings.dense_weight},
@@ -144,9 +214,18 @@ def _hybrid_rrf(bm25: Scored, dense: Scored, settings: RetrievalSettings) -> lis
     )
 
 
-_FUSIONS: dict[str, Callable[[Scored, Scored, RetrievalSettings], list[tuple[str, float]]]] = {
+def _hybrid_adaptive(
+    bm25: Scored, dense: Scored, settings: RetrievalSettings, signals: QuerySignals
+) -> list[tuple[str, float]]:
+    depth = settings.candidate_depth
+    pad = min(depth, max(len(bm25), len(dense)))
+    return adaptive_fusion(bm25, dense, signals, depth=depth, pad_bm25=pad)
+
+
+_FUSIONS: dict[str, Callable[[Scored, Scored, RetrievalSettings, QuerySignals], list[tuple[str, float]]]] = {
     "zscore": _hybrid_zscore,
     "rrf": _hybrid_rrf,
+    "adaptive": _hybrid_adaptive,
 }
 
 

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     import numpy as np
 
     from indexing.knowledge_base import KnowledgeBase
+    from retrieval.bm25 import BM25Index
+    from retrieval.query_signals import QuerySignals
 
 Mode = Literal["bm25", "dense", "hybrid"]
 MODES: tuple[str, ...] = ("bm25", "dense", "hybrid")
@@ -75,7 +77,20 @@ def rank_chunks(
     fusion_settings = settings
     if depth > settings.candidate_depth:
         fusion_settings = settings.model_copy(update={"candidate_depth": depth})
-    return fuse_hybrid(bm25_hits, dense_hits, fusion_settings)
+    signals = query_signals_for(kb.bm25, query) if settings.fusion == "adaptive" else None
+    return fuse_hybrid(bm25_hits, dense_hits, fusion_settings, signals)
+
+
+def query_signals_for(index: BM25Index, query: str) -> QuerySignals:
+    """The per-query facts adaptive fusion decides on: script, BM25 term coverage, corpus scripts.
+
+    Costs one tokenization (jieba caches nothing across calls, ~0.1 ms for a question) and
+    dictionary look-ups; the corpus script shares are cached by the index between writes.
+    """
+    from retrieval.query_signals import query_signals
+
+    tokens = index.tokenize(query)
+    return query_signals(query, index.document_frequencies(tokens), len(index), index.script_shares())
 
 
 def _dense(

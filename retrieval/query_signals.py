@@ -1,0 +1,136 @@
+"""What is known about a query before fusing: its language, length, and whether BM25 can read it.
+
+Why: the fusion of BM25 and dense rankings is decided per query (``retrieval/fusion.py``,
+``fusion="adaptive"``) from signals that need no labels and no tuning set:
+
+* **script** of the query and of the indexed documents. BM25 matches terms, so a question in
+  English over Chinese documents (or the reverse) gives BM25 nothing to match but stray
+  numbers and names; a multilingual embedder still can. Script (Han vs Latin letters) stands
+  in for language: it is what decides whether BM25's terms can meet at all.
+* **coverage**: the IDF-weighted share of the query's BM25 terms that occur in the index. It
+  measures the same thing from the other side, for any language pair and for mixed knowledge
+  bases: terms the index has never seen cannot rank anything.
+* **length** in BM25 terms: one- or two-term queries (a clause number, a name) are lookups
+  where exact matching is reliable; long natural questions are where paraphrase hurts BM25.
+
+Everything here is a pure function over plain values, tested with literals.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+__all__ = ["QuerySignals", "detect_script", "idf_coverage", "is_han", "query_signals", "script_counts"]
+
+
+def is_han(ch: str) -> bool:
+    """A CJK ideograph (and kana/hangul: scripts BM25 segments the same way as Chinese here)."""
+    code = ord(ch)
+    return (
+        0x4E00 <= code <= 0x9FFF  # CJK unified ideographs
+        or 0x3400 <= code <= 0x4DBF  # extension A
+        or 0x20000 <= code <= 0x2FA1F  # extensions B.. and compatibility supplement
+        or 0xF900 <= code <= 0xFAFF  # compatibility ideographs
+        or 0x3040 <= code <= 0x30FF  # hiragana, katakana
+        or 0xAC00 <= code <= 0xD7AF  # hangul syllables
+    )
+
+
+def script_counts(text: str) -> tuple[int, int]:
+    """(Han-like characters, Latin-script words) in ``text``; digits and punctuation count for neither.
+
+    Words, not letters, for Latin, because one Chinese character carries about as much as one
+    English word does for retrieval (a 20-character Chinese question ~ a 12-word English one).
+    """
+    han = 0
+    words = 0
+    in_word = False
+    for ch in text:
+        if is_han(ch):
+            han += 1
+            in_word = False
+        elif ch.isalpha() and unicodedata.name(ch, "").startswith("LATIN"):
+            if not in_word:
+                words += 1
+            in_word = True
+        else:
+            in_word = False
+    return han, words
+
+
+def detect_script(text: str) -> str:
+    """'zh' (mostly Han), 'en' (mostly Latin), 'mixed', or '' when there are no letters at all.
+
+    Han characters are weighed against Latin words (one word ~ two characters): 'zh' from 60%
+    Han, 'en' up to 25%, 'mixed' between, so a Chinese question naming a product or a function
+    in English stays 'zh'.
+    """
+    han, words = script_counts(text)
+    total = han + 2 * words  # a Latin word weighs about two Han characters
+    if total == 0:
+        return ""
+    han_share = han / total
+    if han_share >= 0.6:
+        return "zh"
+    if han_share <= 0.25:
+        return "en"
+    return "mixed"
+
+
+def idf_coverage(document_frequencies: Sequence[int], n_documents: int) -> float:
+    """IDF-weighted share of query terms the index knows (df > 0), in [0, 1].
+
+    A term's weight is its BM25 idf as if it occurred once (``log(1 + (N + 0.5) / 1.5)`` for an
+    unseen term, the weight it would have had), so rare, informative words count most; with
+    no terms at all the coverage is 1 (nothing is missing, BM25 simply has no say).
+    """
+    if not document_frequencies:
+        return 1.0
+    n = max(n_documents, 1)
+    known = missing = 0.0
+    for df in document_frequencies:
+        seen = max(df, 0)
+        weight = math.log1p((n - max(seen, 1) + 0.5) / (max(seen, 1) + 0.5))
+        if seen > 0:
+            known += weight
+        else:
+            missing += weight
+    total = known + missing
+    return known / total if total > 0 else 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class QuerySignals:
+    """Per-query facts the adaptive fusion uses; every field has a neutral default.
+
+    ``script``: the query's script ('zh', 'en', 'mixed', ''); ``corpus_scripts``: share of the
+    index's term occurrences per script ({'zh': .9, 'en': .1}); ``coverage``: idf_coverage of the
+    query terms; ``terms``: number of BM25 terms in the query.
+    """
+
+    script: str = ""
+    corpus_scripts: Mapping[str, float] | None = None
+    coverage: float = 1.0
+    terms: int = 0
+
+    @property
+    def script_in_corpus(self) -> float:
+        """How much of the corpus is written in the query's script (1 when unknown or mixed)."""
+        if not self.corpus_scripts or self.script in ("", "mixed"):
+            return 1.0
+        return float(self.corpus_scripts.get(self.script, 0.0))
+
+
+def query_signals(
+    text: str, term_dfs: Sequence[int], n_documents: int, corpus_scripts: Mapping[str, float] | None
+) -> QuerySignals:
+    """Signals of one query from its text, its BM25 terms' document frequencies and the corpus scripts."""
+    return QuerySignals(
+        script=detect_script(text),
+        corpus_scripts=dict(corpus_scripts) if corpus_scripts else None,
+        coverage=idf_coverage(term_dfs, n_documents),
+        terms=len(term_dfs),
+    )
