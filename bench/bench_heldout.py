@@ -40,7 +40,7 @@ from retrieval.search import query_signals_for
 Run = dict[str, list[tuple[str, float]]]
 DEPTH = 100
 MONOLINGUAL = ["xquad_zh", "cmrc2018_dev", "scifact", "drcd", "mlqa_zh", "mlqa_en"]
-CROSS_LINGUAL = ["mlqa_en2zh", "mlqa_zh2en"]
+CROSS_LINGUAL = ["mlqa_en2zh", "mlqa_zh2en", "mlqa_mixed"]
 FUSIONS = ["rrf", "zscore", "adaptive"]
 METRICS = ["ndcg@10", "recall@10"]
 
@@ -67,15 +67,18 @@ def embedder_settings(name: str) -> EmbeddingSettings | None:
     return EmbeddingSettings(backend=name)
 
 
-def bm25_with_signals(qa: QASet) -> tuple[Run, dict[str, QuerySignals]]:
+def bm25_run(qa: QASet) -> tuple[Run, BM25Index]:
     index = BM25Index()
     index.add(qa.doc_ids, qa.doc_texts)
-    run: Run = {}
-    signals: dict[str, QuerySignals] = {}
-    for qid, question in zip(qa.qids, qa.questions, strict=True):
-        run[qid] = index.search(question, DEPTH)
-        signals[qid] = query_signals_for(index, question)
-    return run, signals
+    return {qid: index.search(question, DEPTH) for qid, question in zip(qa.qids, qa.questions, strict=True)}, index
+
+
+def signals_for(index: BM25Index, qa: QASet, dense: Run) -> dict[str, QuerySignals]:
+    """The product's per-query signals, with the dense candidates' scripts (as rank_chunks computes them)."""
+    return {
+        qid: query_signals_for(index, question, [doc_id for doc_id, _ in dense[qid]])
+        for qid, question in zip(qa.qids, qa.questions, strict=True)
+    }
 
 
 def ids_only(run: Run) -> dict[str, list[str]]:
@@ -111,7 +114,7 @@ def main() -> None:
     for name in args.sets:
         qa = load_set(name)
         started = time.perf_counter()
-        bm25, signals = bm25_with_signals(qa)
+        bm25, index = bm25_run(qa)
         mb = metrics(bm25, qa)
         seconds = time.perf_counter() - started
         print(f"# {name}: {len(qa.doc_ids)} docs, {len(qa.qids)} questions, bm25 in {seconds:.1f}s", flush=True)
@@ -123,6 +126,7 @@ def main() -> None:
             embedder = create_embedder(config)
             docs, queries, _ = cached_vectors(qa, embedder)
             dense = dense_run(docs, queries, qa, DEPTH)
+            signals = signals_for(index, qa, dense)
             md = metrics(dense, qa)
             hybrid = {f: metrics(fused(bm25, dense, signals, f), qa) for f in args.fusions}
             if name in CROSS_LINGUAL:

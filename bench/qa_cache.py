@@ -75,9 +75,23 @@ def load_set(name: str) -> QASet:
     )
 
 
+COMPOSITE = {"mlqa_mixed": ("mlqa_zh", "mlqa_en")}
+"""Sets whose corpus is the concatenation of other sets' corpora (their vectors are reused)."""
+
+
 def cached_vectors(qa: QASet, embedder: Embedder) -> tuple[np.ndarray, np.ndarray, float]:
     """(document vectors, query vectors, seconds spent embedding documents; 0 when cached)."""
     CACHE.mkdir(parents=True, exist_ok=True)
+    if qa.name in COMPOSITE:
+        parts = [cached_vectors(load_set(part), embedder) for part in COMPOSITE[qa.name]]
+        docs = np.vstack([part[0] for part in parts])
+        if len(docs) != len(qa.doc_ids):
+            raise SystemExit(f"{qa.name}: corpus is not the concatenation of {COMPOSITE[qa.name]}")
+        model = embedder.name.replace(":", "_").replace("/", "_")
+        queries_file = CACHE / f"{qa.name}__{model}.queries.npy"
+        if queries_file.exists():
+            return docs, np.load(queries_file), 0.0
+        return docs, _save(queries_file, embedder.embed_queries(qa.questions)), sum(part[2] for part in parts)
     model = embedder.name.replace(":", "_").replace("/", "_")
     stem = CACHE / f"{qa.name}__{model}"
     # Document vectors are keyed by the corpus content, so sets sharing a corpus (the MLQA

@@ -166,11 +166,20 @@ def mlqa_sets(en: dict[str, Any], zh: dict[str, Any], source: str) -> list[Retri
                  "doc_lang": doc_lang} for i in ids]
         return RetrievalSet(name, corpus, rows, source)
 
+    # A knowledge base holding both languages: every question (asked in zh and in en) has two
+    # gold paragraphs, one per language, so Recall@10 asks for the other-language one too.
+    mixed = [
+        {**asked[i], "id": f"{i}-{lang}", "gold_doc_ids": zh_q[i]["gold_doc_ids"] + en_q[i]["gold_doc_ids"],
+         "answers": sorted(set(zh_q[i]["answers"]) | set(en_q[i]["answers"])), "doc_lang": "mixed"}
+        for lang, asked in (("zh", zh_q), ("en", en_q))
+        for i in ids
+    ]
     return [
         RetrievalSet("mlqa_zh", zh_set.corpus, [zh_q[i] for i in ids], source),
         RetrievalSet("mlqa_en", en_corpus, [en_q[i] for i in ids], source),
         crossed("mlqa_en2zh", en_q, zh_q, zh_set.corpus, "zh"),
         crossed("mlqa_zh2en", zh_q, en_q, en_corpus, "en"),
+        RetrievalSet("mlqa_mixed", zh_set.corpus + en_corpus, mixed, source),
     ]
 
 

@@ -178,13 +178,7 @@ class BM25Index:
         key = (len(self._vocab), len(self._where), self._next_seq)
         if self._script_cache is not None and self._script_cache[0] == key:
             return self._script_cache[1]
-        if len(self._script_flags) < len(self._vocab):
-            from retrieval.query_signals import detect_script
-
-            names = list(self._vocab)[len(self._script_flags) :]
-            codes = {"zh": 1, "en": 2}
-            extra = np.fromiter((codes.get(detect_script(t), 0) for t in names), dtype=np.int8, count=len(names))
-            self._script_flags = np.concatenate([self._script_flags, extra])
+        self._update_script_flags()
         df = self._df[: len(self._vocab)].astype(np.float64)
         zh = float(df[self._script_flags == 1].sum())
         en = float(df[self._script_flags == 2].sum())
@@ -192,6 +186,36 @@ class BM25Index:
         shares = {"zh": zh / total, "en": en / total} if total > 0 else {}
         self._script_cache = (key, shares)
         return shares
+
+    def document_scripts(self, ids: Iterable[str]) -> dict[str, str]:
+        """'zh', 'en' or 'mixed' per known id, from the scripts of its indexed terms (unknown ids left out).
+
+        Lets fusion tell a document BM25 could not match because it is written in another
+        language from one it could read and did not rank.
+        """
+        self._update_script_flags()
+        out: dict[str, str] = {}
+        for doc_id in ids:
+            terms = self._doc_terms.get(doc_id)
+            if terms is None:
+                continue
+            flags = self._script_flags[terms[0]]
+            han, latin = int((flags == 1).sum()), int((flags == 2).sum())
+            if han + latin == 0:
+                continue
+            share = han / (han + latin)
+            out[doc_id] = "zh" if share >= 0.6 else "en" if share <= 0.25 else "mixed"
+        return out
+
+    def _update_script_flags(self) -> None:
+        """Classify the terms added since the last call (Han 1, Latin 2, other 0), once per term."""
+        if len(self._script_flags) < len(self._vocab):
+            from retrieval.query_signals import detect_script
+
+            names = list(self._vocab)[len(self._script_flags) :]
+            codes = {"zh": 1, "en": 2}
+            extra = np.fromiter((codes.get(detect_script(t), 0) for t in names), dtype=np.int8, count=len(names))
+            self._script_flags = np.concatenate([self._script_flags, extra])
 
     def search(self, query: str, k: int, allowed_ids: set[str] | None = None) -> list[tuple[str, float]]:
         """Top ``k`` (id, score) with score > 0, best first; equal scores keep insertion order.

@@ -149,21 +149,47 @@ def adaptive_fusion(
 ) -> list[tuple[str, float]]:
     """Tempered-softmax z-score mix whose BM25 share is decided per query from ``signals``.
 
-    Equal shares when BM25 can read the query (the neutral prior, no set-specific weight);
-    BM25's share shrinks with :func:`bm25_trust`, so a cross-lingual question is ranked by the
-    dense side, and a query BM25 half understands gets half a say.
+    * Equal shares when BM25 can read the query: the neutral prior, no weight fitted to a set.
+    * BM25's share shrinks with :func:`bm25_trust` (term coverage, query script vs corpus), so a
+      question in another language than the documents is ranked by the dense side.
+    * BM25 abstains on a candidate it cannot read (written in another script than the query,
+      and absent from its list): that document takes the dense side's value for both shares
+      instead of BM25's floor, so in a knowledge base mixing Chinese and English the answer in
+      the other language is not pushed down for sharing no words with the question.
+
+    Each list becomes a distribution (z-scores over the top ``depth``, BM25 padded with zeros to
+    ``pad_bm25``, softmax at ``temperature``); a fused score is a mixture in [0, 1].
     """
+    if temperature <= 0:
+        raise ValueError("temperature must be > 0")
     trust = bm25_trust(signals)
-    w_bm25 = 0.5 * trust
-    w_dense = 0.5
+    w_bm25, w_dense = 0.5 * trust, 0.5
     total = w_bm25 + w_dense
-    return zscore_fusion(
-        {"bm25": bm25, "dense": dense},
-        weights={"bm25": w_bm25 / total, "dense": w_dense / total},
-        depth=depth,
-        pad_to={"bm25": pad_bm25 if pad_bm25 is not None else min(depth, max(len(bm25), len(dense)))},
-        temperature=temperature,
-    )
+    w_bm25, w_dense = w_bm25 / total, w_dense / total
+    head_b, head_d = _dedup(bm25[:depth]), _dedup(dense[:depth])
+    pad = pad_bm25 if pad_bm25 is not None else min(depth, max(len(bm25), len(dense)))
+    p_bm25, floor_bm25 = _distribution(head_b, pad, temperature)
+    p_dense, floor_dense = _distribution(head_d, 0, temperature)
+    order = dict.fromkeys([doc_id for doc_id, _ in head_b] + [doc_id for doc_id, _ in head_d])
+    fused: dict[str, float] = {}
+    for doc_id in order:
+        dense_share = p_dense.get(doc_id, floor_dense)
+        if doc_id in p_bm25:
+            bm25_share = p_bm25[doc_id]
+        elif signals.unreadable_by_bm25(doc_id):
+            bm25_share = dense_share
+        else:
+            bm25_share = floor_bm25
+        fused[doc_id] = w_bm25 * bm25_share + w_dense * dense_share
+    return _sorted_stable(fused)
+
+
+def _distribution(head: Scored, pad_to: int, temperature: float) -> tuple[dict[str, float], float]:
+    """softmax(z / T) per id and the share of an id outside the list; an empty list gives nothing."""
+    z, floor, padding = _zscores(head, pad_to)
+    if not z:
+        return {}, 0.0
+    return _softmax(z, floor, padding, temperature)
 
 
 def fuse_hybrid(

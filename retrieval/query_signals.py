@@ -108,13 +108,22 @@ class QuerySignals:
 
     ``script``: the query's script ('zh', 'en', 'mixed', ''); ``corpus_scripts``: share of the
     index's term occurrences per script ({'zh': .9, 'en': .1}); ``coverage``: idf_coverage of the
-    query terms; ``terms``: number of BM25 terms in the query.
+    query terms; ``terms``: number of BM25 terms in the query; ``doc_scripts``: the script of
+    candidate documents (id -> 'zh' / 'en' / 'mixed'), for telling the documents BM25 cannot read.
     """
 
     script: str = ""
     corpus_scripts: Mapping[str, float] | None = None
     coverage: float = 1.0
     terms: int = 0
+    doc_scripts: Mapping[str, str] | None = None
+
+    def unreadable_by_bm25(self, doc_id: str) -> bool:
+        """True when the document is written in another script than the query (BM25 shares no terms with it)."""
+        if not self.doc_scripts or self.script not in ("zh", "en"):
+            return False
+        doc_script = self.doc_scripts.get(doc_id)
+        return doc_script in ("zh", "en") and doc_script != self.script
 
     @property
     def script_in_corpus(self) -> float:
@@ -125,7 +134,11 @@ class QuerySignals:
 
 
 def query_signals(
-    text: str, term_dfs: Sequence[int], n_documents: int, corpus_scripts: Mapping[str, float] | None
+    text: str,
+    term_dfs: Sequence[int],
+    n_documents: int,
+    corpus_scripts: Mapping[str, float] | None,
+    doc_scripts: Mapping[str, str] | None = None,
 ) -> QuerySignals:
     """Signals of one query from its text, its BM25 terms' document frequencies and the corpus scripts."""
     return QuerySignals(
@@ -133,4 +146,5 @@ def query_signals(
         corpus_scripts=dict(corpus_scripts) if corpus_scripts else None,
         coverage=idf_coverage(term_dfs, n_documents),
         terms=len(term_dfs),
+        doc_scripts=dict(doc_scripts) if doc_scripts else None,
     )

@@ -77,20 +77,29 @@ def rank_chunks(
     fusion_settings = settings
     if depth > settings.candidate_depth:
         fusion_settings = settings.model_copy(update={"candidate_depth": depth})
-    signals = query_signals_for(kb.bm25, query) if settings.fusion == "adaptive" else None
+    signals = None
+    if settings.fusion == "adaptive":
+        signals = query_signals_for(kb.bm25, query, [cid for cid, _ in dense_hits[:depth]])
     return fuse_hybrid(bm25_hits, dense_hits, fusion_settings, signals)
 
 
-def query_signals_for(index: BM25Index, query: str) -> QuerySignals:
-    """The per-query facts adaptive fusion decides on: script, BM25 term coverage, corpus scripts.
+def query_signals_for(index: BM25Index, query: str, candidates: Iterable[str] = ()) -> QuerySignals:
+    """The per-query facts adaptive fusion decides on: script, BM25 term coverage, corpus scripts,
+    and the script of the dense ``candidates`` (so BM25 abstains on documents it cannot read).
 
-    Costs one tokenization (jieba caches nothing across calls, ~0.1 ms for a question) and
-    dictionary look-ups; the corpus script shares are cached by the index between writes.
+    Costs one tokenization (~0.1 ms for a question), dictionary look-ups and, per candidate, a
+    look-up of its term scripts; the corpus script shares are cached by the index between writes.
     """
     from retrieval.query_signals import query_signals
 
     tokens = index.tokenize(query)
-    return query_signals(query, index.document_frequencies(tokens), len(index), index.script_shares())
+    return query_signals(
+        query,
+        index.document_frequencies(tokens),
+        len(index),
+        index.script_shares(),
+        index.document_scripts(candidates),
+    )
 
 
 def _dense(
