@@ -46,9 +46,6 @@ COVERAGE_FULL = 0.5
 SCRIPT_PRESENT = 0.2
 """Below this share of the corpus in the query's script, BM25's trust shrinks in proportion."""
 
-AGREEMENT_K = 10
-"""Depth at which the agreement of the two rankings is measured."""
-
 
 def rrf(
     rankings: Mapping[str, Sequence[str]],
@@ -128,15 +125,6 @@ def bm25_trust(signals: QuerySignals) -> float:
     if share < SCRIPT_PRESENT:
         trust *= share / SCRIPT_PRESENT
     return max(0.0, min(1.0, trust))
-
-
-def agreement(bm25: Scored, dense: Scored, k: int = AGREEMENT_K) -> float:
-    """Share of the two top-``k`` lists in common (0: disjoint, 1: the same documents)."""
-    top_b = {doc_id for doc_id, _ in _dedup(bm25)[:k]}
-    top_d = {doc_id for doc_id, _ in _dedup(dense)[:k]}
-    if not top_b or not top_d:
-        return 0.0
-    return len(top_b & top_d) / min(len(top_b), len(top_d))
 
 
 def adaptive_fusion(

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from officeqa.settings import RetrievalSettings
-from retrieval.fusion import adaptive_fusion, agreement, bm25_trust, fuse_hybrid, rrf, zscore_fusion
+from retrieval.fusion import adaptive_fusion, bm25_trust, fuse_hybrid, rrf, zscore_fusion
 from retrieval.query_signals import QuerySignals
 
 
@@ -177,12 +177,6 @@ def test_bm25_trust_follows_coverage_and_the_query_script_in_the_corpus():
     assert bm25_trust(english_over_chinese) == pytest.approx(0.5 * 0.05 / 0.2)
     mixed_corpus = QuerySignals(script="en", corpus_scripts={"zh": 0.5, "en": 0.5}, coverage=1.0)
     assert bm25_trust(mixed_corpus) == 1.0
-
-
-def test_agreement_is_the_shared_share_of_the_two_heads():
-    assert agreement([("a", 3.0), ("b", 2.0)], [("b", 0.9), ("a", 0.8)]) == 1.0
-    assert agreement([("a", 3.0), ("b", 2.0)], [("c", 0.9), ("b", 0.8)]) == 0.5
-    assert agreement([("a", 3.0)], []) == 0.0
 
 
 def test_adaptive_with_full_trust_is_the_equal_weight_softmax_mix():
