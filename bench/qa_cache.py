@@ -79,6 +79,22 @@ COMPOSITE = {"mlqa_mixed": ("mlqa_zh", "mlqa_en")}
 """Sets whose corpus is the concatenation of other sets' corpora (their vectors are reused)."""
 
 
+def _model_key(embedder: Embedder) -> str:
+    return embedder.name.replace(":", "_").replace("/", "_")
+
+
+def has_cached_vectors(qa: QASet, embedder: Embedder) -> bool:
+    """True when both the corpus and the question vectors of ``qa`` are cached for ``embedder``."""
+    if qa.name in COMPOSITE:
+        parts = all(has_cached_vectors(load_set(part), embedder) for part in COMPOSITE[qa.name])
+        return parts and (CACHE / f"{qa.name}__{_model_key(embedder)}.queries.npy").exists()
+    corpus_key = hashlib.sha1("\x00".join(qa.doc_texts).encode("utf-8")).hexdigest()[:12]
+    model = _model_key(embedder)
+    return (CACHE / f"corpus-{corpus_key}__{model}.docs.npy").exists() and (
+        CACHE / f"{qa.name}__{model}.queries.npy"
+    ).exists()
+
+
 def cached_vectors(qa: QASet, embedder: Embedder) -> tuple[np.ndarray, np.ndarray, float]:
     """(document vectors, query vectors, seconds spent embedding documents; 0 when cached)."""
     CACHE.mkdir(parents=True, exist_ok=True)
