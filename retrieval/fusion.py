@@ -3,7 +3,7 @@
 Why the product's hybrid is not plain RRF: RRF looks only at ranks, so a weak retriever's
 top ranks weigh as much as a strong retriever's. Measured on a held-out Chinese news set,
 equal-weight RRF (0.61 Recall@10) fell below BM25 alone (0.66) next to a weaker dense
-model (0.46). ``fuse_hybrid`` (``fusion="zscore"``) is score-aware instead:
+model (0.46). The fusions here are score-aware instead:
 
 1. each retriever's scores are standardised *per query* over its candidate list
    (z-scores), so BM25 scores and cosines become comparable without tuning;
@@ -12,18 +12,20 @@ model (0.46). ``fuse_hybrid`` (``fusion="zscore"``) is score-aware instead:
    rest (an exact clause id or rare name for BM25, a clear semantic match for dense) puts
    most of its mass there, a retriever with a flat list (it found nothing in particular)
    spreads it thinly and barely moves the order;
-3. the two distributions are mixed with the weights (normalised to sum 1), so a fused
-   score lies in [0, 1].
+3. the two distributions are mixed, so a fused score lies in [0, 1].
+
+``zscore`` mixes with the fixed weights of the settings (0.6/0.4, tuned on ../shared/qa,
+``bench/tune_fusion.py`` -> ``bench/results/fusion.md``). ``adaptive`` (the default) decides
+the mix per query from what is known at query time (``retrieval/query_signals.py``): equal
+shares when BM25 can read the query, less BM25 when few of the query's terms exist in the
+index or its script is rare in the corpus (a question in another language), and BM25
+abstaining on candidates written in another script. Its two constants were set on one source
+(MLQA dev: zh, en->zh, zh->en) and checked on sets it never saw (``bench/bench_heldout.py`` ->
+``bench/results/heldout.md``).
 
 BM25's list is padded with zeros up to the candidate depth before standardising,
 because every document outside it really has score 0: a query matching three documents
 makes those three stand out instead of being compared only with each other.
-
-``bench/tune_fusion.py`` compares this with RRF and plain z-score sums on ../shared/qa,
-including a stress grid where BM25 or dense is degraded on purpose (query terms dropped,
-query vectors noised) so that dense ranges from far weaker to far stronger than BM25;
-the temperature and weights were chosen there by worst case and share of cells where
-hybrid >= the better single retriever, not by the best cell. Results: ``bench/results/fusion.md``.
 """
 
 from __future__ import annotations
@@ -183,11 +185,11 @@ def _distribution(head: Scored, pad_to: int, temperature: float) -> tuple[dict[s
 def fuse_hybrid(
     bm25: Scored, dense: Scored, settings: RetrievalSettings, signals: QuerySignals | None = None
 ) -> list[tuple[str, float]]:
-    """The product's BM25 + dense fusion, chosen by ``settings.fusion`` (default ``zscore``).
+    """The product's BM25 + dense fusion, chosen by ``settings.fusion`` (default ``adaptive``).
 
-    Uses ``bm25_weight`` / ``dense_weight``, ``candidate_depth`` (and ``rrf_k`` for RRF);
-    drops results below ``score_threshold`` when set (a fused score: z units for zscore,
-    RRF units for rrf). ``signals`` (the query's, see ``retrieval/query_signals.py``) are read
+    Uses ``candidate_depth``, ``bm25_weight`` / ``dense_weight`` (zscore, rrf) and ``rrf_k``;
+    drops results below ``score_threshold`` when set (a fused score: a mixture in [0, 1] for
+    adaptive and zscore, RRF units for rrf). ``signals`` (the query's, see ``retrieval/query_signals.py``) are read
     by ``adaptive`` only; without them it behaves as if BM25 could read the query.
     Returns every fused candidate, best first; the caller cuts to top_k after
     de-duplicating overlapping chunks.
