@@ -6,7 +6,7 @@ corpus language), their ``--terms`` highest tf-idf BM25 terms as a second BM25 q
 (pseudo-relevance feedback across languages). The expanded BM25 list is then fused with the
 dense list as if BM25 could read the question (full trust), and compared with dense alone and
 with the product's adaptive fusion on the cross-lingual sets. Recorded in
-``bench/results/heldout.md`` (section "Bilingual expansion").
+``bench/results/expansion.md``.
 
     python bench/bench_expansion.py [--sets mlqa_en2zh mlqa_zh2en] [--embedder use]
 """
