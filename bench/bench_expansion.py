@@ -57,7 +57,7 @@ def main() -> None:
         bm25, index = bm25_run(qa)
         docs, queries, _ = cached_vectors(qa, embedder)
         dense = dense_run(docs, queries, qa, DEPTH)
-        signals = signals_for(index, qa, dense)
+        signals = signals_for(index, qa, dense, embedder.scripts)
         text = dict(zip(qa.doc_ids, qa.doc_texts, strict=True))
         md = metrics(dense, qa)
         ma = metrics({q: adaptive_fusion(bm25[q], dense[q], signals[q]) for q in qa.qids}, qa)

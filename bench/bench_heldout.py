@@ -86,10 +86,12 @@ def bm25_run(qa: QASet) -> tuple[Run, BM25Index]:
     return {qid: index.search(question, DEPTH) for qid, question in zip(qa.qids, qa.questions, strict=True)}, index
 
 
-def signals_for(index: BM25Index, qa: QASet, dense: Run) -> dict[str, QuerySignals]:
+def signals_for(
+    index: BM25Index, qa: QASet, dense: Run, dense_scripts: frozenset[str] | None = None
+) -> dict[str, QuerySignals]:
     """The product's per-query signals, with the dense candidates' scripts (as rank_chunks computes them)."""
     return {
-        qid: query_signals_for(index, question, [doc_id for doc_id, _ in dense[qid]])
+        qid: query_signals_for(index, question, [doc_id for doc_id, _ in dense[qid]], dense_scripts)
         for qid, question in zip(qa.qids, qa.questions, strict=True)
     }
 
@@ -145,7 +147,7 @@ def main() -> None:
                 continue
             docs, queries, _ = cached_vectors(qa, embedder)
             dense = dense_run(docs, queries, qa, DEPTH)
-            signals = signals_for(index, qa, dense)
+            signals = signals_for(index, qa, dense, embedder.scripts)
             md = metrics(dense, qa)
             hybrid = {f: metrics(fused(bm25, dense, signals, f), qa) for f in args.fusions}
             if name in CROSS_LINGUAL:

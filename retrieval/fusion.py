@@ -142,6 +142,8 @@ def adaptive_fusion(
     * Equal shares when BM25 can read the query: the neutral prior, no weight fitted to a set.
     * BM25's share shrinks with :func:`bm25_trust` (term coverage, query script vs corpus), so a
       question in another language than the documents is ranked by the dense side.
+    * The dense side gets no share when the embedder cannot read the query's or the corpus's
+      script (``Embedder.scripts``: an English-only model over Chinese documents).
     * BM25 abstains on a candidate it cannot read (written in another script than the query,
       and absent from its list): that document takes the dense side's value for both shares
       instead of BM25's floor, so in a knowledge base mixing Chinese and English the answer in
@@ -152,9 +154,10 @@ def adaptive_fusion(
     """
     if temperature <= 0:
         raise ValueError("temperature must be > 0")
-    trust = bm25_trust(signals)
-    w_bm25, w_dense = 0.5 * trust, 0.5
+    w_bm25, w_dense = 0.5 * bm25_trust(signals), 0.5 * signals.dense_trust
     total = w_bm25 + w_dense
+    if total <= 0:  # neither side can read the query: no reason to prefer one
+        w_bm25 = w_dense = total = 1.0
     w_bm25, w_dense = w_bm25 / total, w_dense / total
     head_b, head_d = _dedup(bm25[:depth]), _dedup(dense[:depth])
     pad = pad_bm25 if pad_bm25 is not None else min(depth, max(len(bm25), len(dense)))

@@ -109,7 +109,8 @@ class QuerySignals:
     ``script``: the query's script ('zh', 'en', 'mixed', ''); ``corpus_scripts``: share of the
     index's term occurrences per script ({'zh': .9, 'en': .1}); ``coverage``: idf_coverage of the
     query terms; ``terms``: number of BM25 terms in the query; ``doc_scripts``: the script of
-    candidate documents (id -> 'zh' / 'en' / 'mixed'), for telling the documents BM25 cannot read.
+    candidate documents (id -> 'zh' / 'en' / 'mixed'), for telling the documents BM25 cannot read;
+    ``dense_scripts``: the scripts the embedder reads (``Embedder.scripts``; None = any).
     """
 
     script: str = ""
@@ -117,6 +118,17 @@ class QuerySignals:
     coverage: float = 1.0
     terms: int = 0
     doc_scripts: Mapping[str, str] | None = None
+    dense_scripts: frozenset[str] | None = None
+
+    @property
+    def dense_trust(self) -> float:
+        """1 when the embedder reads the query's and the corpus's script, else 0 (None = reads any)."""
+        if self.dense_scripts is None:
+            return 1.0
+        if self.script in ("zh", "en") and self.script not in self.dense_scripts:
+            return 0.0
+        dominant = max(self.corpus_scripts.items(), key=lambda item: item[1])[0] if self.corpus_scripts else ""
+        return 0.0 if dominant and dominant not in self.dense_scripts else 1.0
 
     def unreadable_by_bm25(self, doc_id: str) -> bool:
         """True when the document is written in another script than the query (BM25 shares no terms with it)."""
@@ -139,6 +151,7 @@ def query_signals(
     n_documents: int,
     corpus_scripts: Mapping[str, float] | None,
     doc_scripts: Mapping[str, str] | None = None,
+    dense_scripts: frozenset[str] | None = None,
 ) -> QuerySignals:
     """Signals of one query from its text, its BM25 terms' document frequencies and the corpus scripts."""
     return QuerySignals(
@@ -147,4 +160,5 @@ def query_signals(
         coverage=idf_coverage(term_dfs, n_documents),
         terms=len(term_dfs),
         doc_scripts=dict(doc_scripts) if doc_scripts else None,
+        dense_scripts=dense_scripts,
     )

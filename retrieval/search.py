@@ -79,13 +79,17 @@ def rank_chunks(
         fusion_settings = settings.model_copy(update={"candidate_depth": depth})
     signals = None
     if settings.fusion == "adaptive":
-        signals = query_signals_for(kb.bm25, query, [cid for cid, _ in dense_hits[:depth]])
+        candidates = [cid for cid, _ in dense_hits[:depth]]
+        signals = query_signals_for(kb.bm25, query, candidates, kb.embedder.scripts)
     return fuse_hybrid(bm25_hits, dense_hits, fusion_settings, signals)
 
 
-def query_signals_for(index: BM25Index, query: str, candidates: Iterable[str] = ()) -> QuerySignals:
+def query_signals_for(
+    index: BM25Index, query: str, candidates: Iterable[str] = (), dense_scripts: frozenset[str] | None = None
+) -> QuerySignals:
     """The per-query facts adaptive fusion decides on: script, BM25 term coverage, corpus scripts,
-    and the script of the dense ``candidates`` (so BM25 abstains on documents it cannot read).
+    the script of the dense ``candidates`` (so BM25 abstains on documents it cannot read) and the
+    scripts the embedder reads (``Embedder.scripts``).
 
     Costs one tokenization (~0.1 ms for a question), dictionary look-ups and, per candidate, a
     look-up of its term scripts; the corpus script shares are cached by the index between writes.
@@ -99,6 +103,7 @@ def query_signals_for(index: BM25Index, query: str, candidates: Iterable[str] = 
         len(index),
         index.script_shares(),
         index.document_scripts(candidates),
+        dense_scripts,
     )
 
 

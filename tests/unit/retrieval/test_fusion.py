@@ -230,3 +230,19 @@ def test_fuse_hybrid_dispatches_adaptive_with_signals():
     signals = QuerySignals(script="en", corpus_scripts={"zh": 0.97, "en": 0.03}, coverage=0.1)
     assert fuse_hybrid(bm25, dense, settings, signals)[0][0] == "answer"
     assert fuse_hybrid(bm25, dense, settings)[0][0] == "stray"  # no signals: BM25 fully trusted
+
+
+def test_adaptive_gives_no_share_to_an_embedder_that_cannot_read_the_corpus():
+    """An English-only model over Chinese documents ranks at random: the BM25 order stands."""
+    bm25 = [("a", 9.0), ("b", 5.0), ("c", 1.0)]
+    dense = [("c", 0.95), *spread([f"d{i}" for i in range(20)], 0.30, 0.20), ("b", 0.19), ("a", 0.18)]
+    english_only = QuerySignals(script="zh", corpus_scripts={"zh": 0.97, "en": 0.03}, dense_scripts=frozenset({"en"}))
+    assert [d for d, _ in adaptive_fusion(bm25, dense, english_only)][:3] == ["a", "b", "c"]
+    multilingual = QuerySignals(script="zh", corpus_scripts={"zh": 0.97, "en": 0.03})
+    assert adaptive_fusion(bm25, dense, multilingual)[0][0] == "c"  # a trusted, confident dense hit wins
+
+
+def test_adaptive_with_neither_side_readable_mixes_both_equally():
+    signals = QuerySignals(script="en", corpus_scripts={"zh": 1.0}, coverage=0.0, dense_scripts=frozenset({"en"}))
+    fused = adaptive_fusion([("a", 2.0)], [("b", 0.9), ("a", 0.1)], signals)
+    assert sorted(d for d, _ in fused) == ["a", "b"]

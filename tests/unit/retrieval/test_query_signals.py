@@ -84,3 +84,13 @@ def test_script_shares_follow_writes() -> None:
     index.remove(["a"])
     assert index.script_shares() == {"zh": pytest.approx(0.0), "en": pytest.approx(1.0)}
     assert BM25Index().script_shares() == {}
+
+
+def test_dense_trust_follows_the_scripts_the_embedder_reads() -> None:
+    zh_corpus = {"zh": 0.95, "en": 0.05}
+    assert QuerySignals(script="zh", corpus_scripts=zh_corpus).dense_trust == 1.0  # multilingual (None)
+    english_only = frozenset({"en"})
+    assert QuerySignals(script="zh", corpus_scripts=zh_corpus, dense_scripts=english_only).dense_trust == 0.0
+    assert QuerySignals(script="en", corpus_scripts=zh_corpus, dense_scripts=english_only).dense_trust == 0.0
+    en_corpus = {"zh": 0.01, "en": 0.99}
+    assert QuerySignals(script="en", corpus_scripts=en_corpus, dense_scripts=english_only).dense_trust == 1.0
