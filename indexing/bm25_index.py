@@ -72,6 +72,8 @@ class BM25Index:
         self._doc_terms: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # id -> (term ids, tfs)
         self._total_length = 0.0
         self._next_seq = 0
+        self._script_flags = np.zeros(0, dtype=np.int8)  # per term id: 1 Han, 2 Latin, 0 other
+        self._script_cache: tuple[tuple[int, int, int], dict[str, float]] | None = None
 
     # ---- size -------------------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -172,6 +174,70 @@ class BM25Index:
         n_live = len(self._where)
         df = self.document_frequency(term)
         return float(np.log1p((n_live - df + 0.5) / (df + 0.5)))
+
+    def tokenize(self, text: str) -> list[str]:
+        """The index's own tokenization of ``text`` (what :meth:`search` matches)."""
+        return self._tokenize(text)
+
+    def document_frequencies(self, tokens: Sequence[str]) -> list[int]:
+        """Live document frequency of each distinct token (0 for a token the index never saw).
+
+        Fusion uses it to tell whether BM25 can read a query at all (``retrieval/query_signals.py``).
+        """
+        out = []
+        for token in dict.fromkeys(tokens):
+            term_id = self._vocab.get(token)
+            out.append(int(self._df[term_id]) if term_id is not None else 0)
+        return out
+
+    def script_shares(self) -> dict[str, float]:
+        """Share of the live term occurrences (by document frequency) written in Han vs Latin script.
+
+        The corpus side of "is the query in the documents' language": {'zh': 0.93, 'en': 0.07}.
+        Computed over the vocabulary once per change of the index (cached), so a query pays
+        nothing after the first.
+        """
+        key = (len(self._vocab), len(self._where), self._next_seq)
+        if self._script_cache is not None and self._script_cache[0] == key:
+            return self._script_cache[1]
+        self._update_script_flags()
+        df = self._df[: len(self._vocab)].astype(np.float64)
+        zh = float(df[self._script_flags == 1].sum())
+        en = float(df[self._script_flags == 2].sum())
+        total = zh + en
+        shares = {"zh": zh / total, "en": en / total} if total > 0 else {}
+        self._script_cache = (key, shares)
+        return shares
+
+    def document_scripts(self, ids: Iterable[str]) -> dict[str, str]:
+        """'zh', 'en' or 'mixed' per known id, from the scripts of its indexed terms (unknown ids left out).
+
+        Lets fusion tell a document BM25 could not match because it is written in another
+        language from one it could read and did not rank.
+        """
+        self._update_script_flags()
+        out: dict[str, str] = {}
+        for doc_id in ids:
+            terms = self._doc_terms.get(doc_id)
+            if terms is None:
+                continue
+            flags = self._script_flags[terms[0]]
+            han, latin = int((flags == 1).sum()), int((flags == 2).sum())
+            if han + latin == 0:
+                continue
+            share = han / (han + latin)
+            out[doc_id] = "zh" if share >= 0.6 else "en" if share <= 0.25 else "mixed"
+        return out
+
+    def _update_script_flags(self) -> None:
+        """Classify the terms added since the last call (Han 1, Latin 2, other 0), once per term."""
+        if len(self._script_flags) < len(self._vocab):
+            from officeqa.scripts import detect_script
+
+            names = list(self._vocab)[len(self._script_flags) :]
+            codes = {"zh": 1, "en": 2}
+            extra = np.fromiter((codes.get(detect_script(t), 0) for t in names), dtype=np.int8, count=len(names))
+            self._script_flags = np.concatenate([self._script_flags, extra])
 
     def search(self, query: str, k: int, allowed_ids: set[str] | None = None) -> list[tuple[str, float]]:
         """Top ``k`` (id, score) with score > 0, best first; equal scores keep insertion order.

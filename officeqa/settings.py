@@ -121,11 +121,13 @@ class RetrievalSettings(BaseModel):
     """How a question becomes ranked chunks."""
 
     top_k: int = Field(10, ge=1, description="Chunks returned by default.")
-    fusion: Literal["zscore", "rrf"] = Field(
-        "zscore",
+    fusion: Literal["adaptive", "zscore", "rrf"] = Field(
+        "adaptive",
         description=(
-            "Hybrid fusion: zscore = per-query z-scores of BM25 and dense scores, tempered softmax, weighted "
-            "mix (robust when one retriever is weak); rrf = weighted reciprocal rank fusion."
+            "Hybrid fusion: adaptive = per-query z-scores and tempered softmax of BM25 and dense scores, mixed "
+            "with a BM25 share decided per query (BM25 term coverage, query script vs the corpus's; BM25 "
+            "abstains on documents in another script), no weights fitted to a set (bench/bench_heldout.py); "
+            "zscore = the same mix with the fixed bm25_weight/dense_weight; rrf = weighted reciprocal rank fusion."
         ),
     )
     rrf_k: int = Field(60, ge=1, description="The k constant of reciprocal rank fusion.")
@@ -133,11 +135,11 @@ class RetrievalSettings(BaseModel):
         0.6,
         ge=0.0,
         description=(
-            "Weight of the BM25 ranking in fusion (zscore: share after normalising the two weights; "
-            "tuned in bench/tune_fusion.py)."
+            "Weight of the BM25 ranking in fusion=zscore and rrf (zscore: share after normalising the two "
+            "weights; tuned in bench/tune_fusion.py). Not used by adaptive."
         ),
     )
-    dense_weight: float = Field(0.4, ge=0.0, description="Weight of the dense ranking in fusion.")
+    dense_weight: float = Field(0.4, ge=0.0, description="Weight of the dense ranking in fusion=zscore and rrf.")
     candidate_depth: int = Field(100, ge=1, description="Candidates taken from each retriever before fusion.")
     score_threshold: float | None = Field(None, description="Drop fused results below this score.")
 

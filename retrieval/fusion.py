@@ -3,7 +3,7 @@
 Why the product's hybrid is not plain RRF: RRF looks only at ranks, so a weak retriever's
 top ranks weigh as much as a strong retriever's. Measured on a held-out Chinese news set,
 equal-weight RRF (0.61 Recall@10) fell below BM25 alone (0.66) next to a weaker dense
-model (0.46). ``fuse_hybrid`` (``fusion="zscore"``) is score-aware instead:
+model (0.46). The fusions here are score-aware instead:
 
 1. each retriever's scores are standardised *per query* over its candidate list
    (z-scores), so BM25 scores and cosines become comparable without tuning;
@@ -12,18 +12,20 @@ model (0.46). ``fuse_hybrid`` (``fusion="zscore"``) is score-aware instead:
    rest (an exact clause id or rare name for BM25, a clear semantic match for dense) puts
    most of its mass there, a retriever with a flat list (it found nothing in particular)
    spreads it thinly and barely moves the order;
-3. the two distributions are mixed with the weights (normalised to sum 1), so a fused
-   score lies in [0, 1].
+3. the two distributions are mixed, so a fused score lies in [0, 1].
+
+``zscore`` mixes with the fixed weights of the settings (0.6/0.4, tuned on ../shared/qa,
+``bench/tune_fusion.py`` -> ``bench/results/fusion.md``). ``adaptive`` (the default) decides
+the mix per query from what is known at query time (``retrieval/query_signals.py``): equal
+shares when BM25 can read the query, less BM25 when few of the query's terms exist in the
+index or its script is rare in the corpus (a question in another language), and BM25
+abstaining on candidates written in another script. Its two constants were set on one source
+(MLQA dev: zh, en->zh, zh->en) and checked on sets it never saw (``bench/bench_heldout.py`` ->
+``bench/results/heldout.md``).
 
 BM25's list is padded with zeros up to the candidate depth before standardising,
 because every document outside it really has score 0: a query matching three documents
 makes those three stand out instead of being compared only with each other.
-
-``bench/tune_fusion.py`` compares this with RRF and plain z-score sums on ../shared/qa,
-including a stress grid where BM25 or dense is degraded on purpose (query terms dropped,
-query vectors noised) so that dense ranges from far weaker to far stronger than BM25;
-the temperature and weights were chosen there by worst case and share of cells where
-hybrid >= the better single retriever, not by the best cell. Results: ``bench/results/fusion.md``.
 """
 
 from __future__ import annotations
@@ -32,12 +34,19 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 
 from officeqa.settings import RetrievalSettings
+from retrieval.query_signals import QuerySignals
 
 Scored = Sequence[tuple[str, float]]
 
 TEMPERATURE = 2.0
 """Softmax temperature on z-scores in hybrid fusion (chosen in bench/tune_fusion.py: lower
 values let one confident retriever decide alone, higher ones approach a plain z-score sum)."""
+
+COVERAGE_FULL = 0.5
+"""BM25 coverage (idf-weighted share of known query terms) from which BM25 is fully trusted."""
+
+SCRIPT_PRESENT = 0.2
+"""Below this share of the corpus in the query's script, BM25's trust shrinks in proportion."""
 
 
 def rrf(
@@ -104,21 +113,99 @@ def zscore_fusion(
     return _sorted_stable(fused)
 
 
-def fuse_hybrid(bm25: Scored, dense: Scored, settings: RetrievalSettings) -> list[tuple[str, float]]:
-    """The product's BM25 + dense fusion, chosen by ``settings.fusion`` (default ``zscore``).
+def bm25_trust(signals: QuerySignals) -> float:
+    """How far BM25 can judge this query, in [0, 1]: 0 when none of its terms exist in the corpus.
 
-    Uses ``bm25_weight`` / ``dense_weight``, ``candidate_depth`` (and ``rrf_k`` for RRF);
-    drops results below ``score_threshold`` when set (a fused score: z units for zscore,
-    RRF units for rrf). Returns every fused candidate, best first; the caller cuts to top_k
-    after de-duplicating overlapping chunks.
+    The IDF-weighted share of the query's terms the index knows (``coverage``) over
+    ``COVERAGE_FULL``: a monolingual question whose question words ("多少", "what") are missing
+    from the corpus still has full trust, a question matching only a stray number or name in a
+    foreign-language corpus has little. Scaled down further when the query's script is rare in
+    the corpus (an English question over Chinese documents whose few English words match by accident).
     """
-    fused = _FUSIONS[settings.fusion](bm25, dense, settings)
+    trust = min(1.0, signals.coverage / COVERAGE_FULL)
+    share = signals.script_in_corpus
+    if share < SCRIPT_PRESENT:
+        trust *= share / SCRIPT_PRESENT
+    return max(0.0, min(1.0, trust))
+
+
+def adaptive_fusion(
+    bm25: Scored,
+    dense: Scored,
+    signals: QuerySignals,
+    depth: int = 100,
+    pad_bm25: int | None = None,
+    temperature: float = TEMPERATURE,
+) -> list[tuple[str, float]]:
+    """Tempered-softmax z-score mix whose BM25 share is decided per query from ``signals``.
+
+    * Equal shares when BM25 can read the query: the neutral prior, no weight fitted to a set.
+    * BM25's share shrinks with :func:`bm25_trust` (term coverage, query script vs corpus), so a
+      question in another language than the documents is ranked by the dense side.
+    * The dense side gets no share when the embedder cannot read the query's or the corpus's
+      script (``Embedder.scripts``: an English-only model over Chinese documents).
+    * BM25 abstains on a candidate it cannot read (written in another script than the query,
+      and absent from its list): that document takes the dense side's value for both shares
+      instead of BM25's floor, so in a knowledge base mixing Chinese and English the answer in
+      the other language is not pushed down for sharing no words with the question.
+
+    Each list becomes a distribution (z-scores over the top ``depth``, BM25 padded with zeros to
+    ``pad_bm25``, softmax at ``temperature``); a fused score is a mixture in [0, 1].
+    """
+    if temperature <= 0:
+        raise ValueError("temperature must be > 0")
+    w_bm25, w_dense = 0.5 * bm25_trust(signals), 0.5 * signals.dense_trust
+    total = w_bm25 + w_dense
+    if total <= 0:  # neither side can read the query: no reason to prefer one
+        w_bm25 = w_dense = total = 1.0
+    w_bm25, w_dense = w_bm25 / total, w_dense / total
+    head_b, head_d = _dedup(bm25[:depth]), _dedup(dense[:depth])
+    pad = pad_bm25 if pad_bm25 is not None else min(depth, max(len(bm25), len(dense)))
+    p_bm25, floor_bm25 = _distribution(head_b, pad, temperature)
+    p_dense, floor_dense = _distribution(head_d, 0, temperature)
+    order = dict.fromkeys([doc_id for doc_id, _ in head_b] + [doc_id for doc_id, _ in head_d])
+    fused: dict[str, float] = {}
+    for doc_id in order:
+        dense_share = p_dense.get(doc_id, floor_dense)
+        if doc_id in p_bm25:
+            bm25_share = p_bm25[doc_id]
+        elif signals.unreadable_by_bm25(doc_id):
+            bm25_share = dense_share
+        else:
+            bm25_share = floor_bm25
+        fused[doc_id] = w_bm25 * bm25_share + w_dense * dense_share
+    return _sorted_stable(fused)
+
+
+def _distribution(head: Scored, pad_to: int, temperature: float) -> tuple[dict[str, float], float]:
+    """softmax(z / T) per id and the share of an id outside the list; an empty list gives nothing."""
+    z, floor, padding = _zscores(head, pad_to)
+    if not z:
+        return {}, 0.0
+    return _softmax(z, floor, padding, temperature)
+
+
+def fuse_hybrid(
+    bm25: Scored, dense: Scored, settings: RetrievalSettings, signals: QuerySignals | None = None
+) -> list[tuple[str, float]]:
+    """The product's BM25 + dense fusion, chosen by ``settings.fusion`` (default ``adaptive``).
+
+    Uses ``candidate_depth``, ``bm25_weight`` / ``dense_weight`` (zscore, rrf) and ``rrf_k``;
+    drops results below ``score_threshold`` when set (a fused score: a mixture in [0, 1] for
+    adaptive and zscore, RRF units for rrf). ``signals`` (the query's, see ``retrieval/query_signals.py``) are read
+    by ``adaptive`` only; without them it behaves as if BM25 could read the query.
+    Returns every fused candidate, best first; the caller cuts to top_k after
+    de-duplicating overlapping chunks.
+    """
+    fused = _FUSIONS[settings.fusion](bm25, dense, settings, signals or QuerySignals())
     if settings.score_threshold is not None:
         fused = [(doc_id, score) for doc_id, score in fused if score >= settings.score_threshold]
     return fused
 
 
-def _hybrid_zscore(bm25: Scored, dense: Scored, settings: RetrievalSettings) -> list[tuple[str, float]]:
+def _hybrid_zscore(
+    bm25: Scored, dense: Scored, settings: RetrievalSettings, signals: QuerySignals
+) -> list[tuple[str, float]]:
     depth = settings.candidate_depth
     total = settings.bm25_weight + settings.dense_weight
     if total <= 0:
@@ -135,7 +222,9 @@ def _hybrid_zscore(bm25: Scored, dense: Scored, settings: RetrievalSettings) -> 
     )
 
 
-def _hybrid_rrf(bm25: Scored, dense: Scored, settings: RetrievalSettings) -> list[tuple[str, float]]:
+def _hybrid_rrf(
+    bm25: Scored, dense: Scored, settings: RetrievalSettings, signals: QuerySignals
+) -> list[tuple[str, float]]:
     return rrf(
         {"bm25": [doc_id for doc_id, _ in bm25], "dense": [doc_id for doc_id, _ in dense]},
         weights={"bm25": settings.bm25_weight, "dense": settings.dense_weight},
@@ -144,9 +233,18 @@ def _hybrid_rrf(bm25: Scored, dense: Scored, settings: RetrievalSettings) -> lis
     )
 
 
-_FUSIONS: dict[str, Callable[[Scored, Scored, RetrievalSettings], list[tuple[str, float]]]] = {
+def _hybrid_adaptive(
+    bm25: Scored, dense: Scored, settings: RetrievalSettings, signals: QuerySignals
+) -> list[tuple[str, float]]:
+    depth = settings.candidate_depth
+    pad = min(depth, max(len(bm25), len(dense)))
+    return adaptive_fusion(bm25, dense, signals, depth=depth, pad_bm25=pad)
+
+
+_FUSIONS: dict[str, Callable[[Scored, Scored, RetrievalSettings, QuerySignals], list[tuple[str, float]]]] = {
     "zscore": _hybrid_zscore,
     "rrf": _hybrid_rrf,
+    "adaptive": _hybrid_adaptive,
 }
 
 

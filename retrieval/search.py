@@ -18,7 +18,9 @@ from retrieval.filters import to_chroma_where, validate_filters
 if TYPE_CHECKING:
     import numpy as np
 
+    from indexing.bm25_index import BM25Index
     from indexing.knowledge_base import KnowledgeBase
+    from retrieval.query_signals import QuerySignals
 
 Mode = Literal["bm25", "dense", "hybrid"]
 MODES: tuple[str, ...] = ("bm25", "dense", "hybrid")
@@ -75,7 +77,34 @@ def rank_chunks(
     fusion_settings = settings
     if depth > settings.candidate_depth:
         fusion_settings = settings.model_copy(update={"candidate_depth": depth})
-    return fuse_hybrid(bm25_hits, dense_hits, fusion_settings)
+    signals = None
+    if settings.fusion == "adaptive":
+        candidates = [cid for cid, _ in dense_hits[:depth]]
+        signals = query_signals_for(kb.bm25, query, candidates, kb.embedder.scripts)
+    return fuse_hybrid(bm25_hits, dense_hits, fusion_settings, signals)
+
+
+def query_signals_for(
+    index: BM25Index, query: str, candidates: Iterable[str] = (), dense_scripts: frozenset[str] | None = None
+) -> QuerySignals:
+    """The per-query facts adaptive fusion decides on: script, BM25 term coverage, corpus scripts,
+    the script of the dense ``candidates`` (so BM25 abstains on documents it cannot read) and the
+    scripts the embedder reads (``Embedder.scripts``).
+
+    Costs one tokenization (~0.1 ms for a question), dictionary look-ups and, per candidate, a
+    look-up of its term scripts; the corpus script shares are cached by the index between writes.
+    """
+    from retrieval.query_signals import query_signals
+
+    tokens = index.tokenize(query)
+    return query_signals(
+        query,
+        index.document_frequencies(tokens),
+        len(index),
+        index.script_shares(),
+        index.document_scripts(candidates),
+        dense_scripts,
+    )
 
 
 def _dense(

