@@ -208,7 +208,14 @@ class RulesSettings(BaseModel):
         le=1.0,
         description=("Matches below this confidence go to the model with the handler result as context."),
     )
-    match_budget_ms: float = Field(50.0, ge=0.0, description="Time budget for matching one instruction.")
+    match_budget_ms: float = Field(
+        1000.0,
+        ge=0.0,
+        description=(
+            "Time budget for matching one instruction: a guard against pathological rules, not a speed target "
+            "(matching takes ~0.1 ms; a tight budget misroutes questions on a busy machine)."
+        ),
+    )
     max_input_chars: int = Field(
         2_000, ge=1, description="Instructions are cut to this many characters before matching."
     )
