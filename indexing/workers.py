@@ -48,7 +48,7 @@ from indexing.parsing.guard import GuardedParser
 from indexing.registry import DocumentRecord, Registry
 from indexing.stores import PreparedDocument, Stores
 from indexing.walking import NotARegularFile, display_path, file_sha256
-from officeqa.errors import ModelUnavailable, RefusalKind, UnreadableDocument
+from officeqa.errors import ModelUnavailable, OfficeQAError, RefusalKind, UnreadableDocument
 from officeqa.settings import Settings
 
 _HEARTBEAT_EVERY_S = 30.0
@@ -139,6 +139,9 @@ class _Slot(threading.Thread):
         except UnreadableDocument as exc:
             kind, transient = classify_refusal(exc)
             return self._failed(job, previous, record, kind, exc.message, transient)
+        except (EOFError, OSError, OfficeQAError) as exc:
+            # The parse worker died before it could answer (e.g. killed while starting): not the file's fault.
+            return self._failed(job, previous, record, "crashed", f"the parse worker stopped: {exc!r}", True)
         try:
             prepared = prepare(self.settings.chunking, document, record)
         except (RecursionError, MemoryError, ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:

@@ -271,20 +271,30 @@ def test_cli_index_status_check_search_remove(tmp_path: Path, docs: Path, monkey
     assert "removed:" in capsys.readouterr().out
 
 
-def test_a_file_that_times_out_is_recorded_and_the_batch_goes_on(tmp_path: Path, docs: Path, corpus_dir: Path) -> None:
-    """A parse stopped by parsing.timeout_s fails that file only; the others index normally."""
+def test_a_file_that_times_out_is_retried_then_failed_and_the_batch_goes_on(
+    tmp_path: Path, docs: Path, corpus_dir: Path
+) -> None:
+    """A parse over parsing.timeout_s is killed, retried (jobs.max_attempts), then FAILED with kind timeout."""
     slow = docs / "big-manual.pdf"
     slow.write_bytes((corpus_dir / "pdf" / "en_DA-619p.pdf").read_bytes())
     settings = make_settings(tmp_path)
     settings.parsing.timeout_s = 0.5
+    settings.jobs.max_attempts = 2
+    settings.jobs.retry_backoff_s = 0.0
+    events: list[dict] = []
     with KnowledgeBase(settings) as kb:
-        report = kb.index_paths([docs])
+        report = kb.index_paths([docs], on_event=events.append)
         assert [(Path(f.path).name, f.kind) for f in report.failed] == [("big-manual.pdf", "timeout")]
+        assert "gave up after 2 attempts" in report.failed[0].message
         assert len(report.added) == 2
         assert_consistent(kb)
         statuses = {Path(r.path).name: (r.status, r.error_kind) for r in kb.registry.documents()}
         assert statuses["big-manual.pdf"] == (FAILED, "timeout")
         assert statuses["contract.txt"][0] == INDEXED
+        job = kb.jobs.find(paths=[str(slow)])[0]
+        assert (job.state, job.attempts, job.error_kind) == ("FAILED", 2, "timeout")
+    pdf_states = [e["state"] for e in events if e.get("event") == "job" and e["path"].endswith(".pdf")]
+    assert pdf_states == ["RETRY", "FAILED"]
 
 
 def test_oversize_table_units_are_not_indexed_but_their_rows_are(tmp_path: Path) -> None:
