@@ -284,8 +284,7 @@ def _rebuild_vectors(kb: Stores, missing: set[str], report: RepairReport) -> Non
             if {c.id for c in prepared.chunks} == listed:
                 chunks = [c for c in prepared.chunks if c.id in by_doc[doc_id]]
         if not chunks:
-            with kb.registry.transaction():
-                kb.send_back_in_tx(doc_id, "its vectors were lost; indexed again")
+            kb.send_back(doc_id, "its vectors were lost; indexed again")
             report.requeued.extend(r.path for r in owners)
             continue
         vectors = kb.embedder.embed_documents([c.text for c in chunks], batch_size=kb.settings.embedding.batch_size)

@@ -128,6 +128,7 @@ class Stores:
         self._embedder = embedder
         self._vectors: VectorStore | None = None
         self._seen_generation = -1
+        self._wrote = False  # this instance committed something (only writers fold the BM25 log)
         self._last_reader_reopen = 0.0
         self._index_settings = index_settings(settings)
         self._index_settings_json = json.dumps(self._index_settings, sort_keys=True)
@@ -197,7 +198,7 @@ class Stores:
             from indexing.vector_store import damaged_file
 
             raise StoreDamaged(damaged_file(self.chroma_path, problem), problem, CHROMA_FIX)
-        self._record_fingerprints(chroma_only=True)
+        self._record_fingerprints(bm25=False)
 
     def _writer_busy(self) -> bool:
         if self.lock.held:
@@ -223,10 +224,12 @@ class Stores:
             parts.append(f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}")
         return "|".join(parts)
 
-    def _record_fingerprints(self, chroma_only: bool = False) -> None:
+    def _record_fingerprints(self, chroma: bool = True, bm25: bool = True) -> None:
         """Remember the store files as written now (call inside a registry transaction, or alone)."""
-        values = {"chroma_fingerprint": fingerprint(self.chroma_path)}
-        if not chroma_only:
+        values = {}
+        if chroma:
+            values["chroma_fingerprint"] = fingerprint(self.chroma_path)
+        if bm25:
             values["bm25_fingerprint"] = self._bm25_fingerprint()
         if self.registry.connection.in_transaction:
             for key, value in values.items():
@@ -249,6 +252,9 @@ class Stores:
             raise StoreDamaged(f"the registry {self.registry.path}", problem, REGISTRY_FIX)
         if self.registry.get_meta("bm25_fingerprint") != self._bm25_fingerprint() or not self._bm25_files_exist():
             self.bm25_store.verify()
+            if not self.registry.dirty_doc_ids():
+                with self.lock:  # readable after all (e.g. a writer was killed after appending): remember it
+                    self._record_fingerprints(chroma=False)
         if self.chroma_path.exists():
             self._verify_chroma_files()
 
@@ -296,6 +302,7 @@ class Stores:
     def mark_committed(self) -> None:
         """Inside the committing transaction: record file fingerprints and bump the generation."""
         self._record_fingerprints()
+        self._wrote = True
         generation = self.registry.bump_generation(_writer_identity())
         _CHROMA_SEEN[str(self.chroma_path)] = generation
         self._seen_generation = generation
@@ -599,7 +606,10 @@ class Stores:
                 found = [cid for cid in missing_bm25 if cid in texts]
                 self.bm25_store.add(found, [texts[cid] for cid in found])
             if keep - in_chroma:
-                requeue.append(doc_id)
+                requeue.append(doc_id)  # vectors lost: nothing of it stays, the file is indexed again
+                if chroma_exists:
+                    self.vectors.delete_ids(sorted(keep & in_chroma))
+                self.bm25_store.remove(keep)
             for sink in self.sinks:
                 if not committed:
                     sink.delete(doc_id)
@@ -630,8 +640,18 @@ class Stores:
                 self.registry.set_status(record.path, PENDING)
                 self.jobs.enqueue_in_tx(record.path, KIND_INDEX, None, True, "owner-removed")
 
+    def send_back(self, doc_id: str, why: str) -> None:
+        """A committed document lost data in some store: drop it from every store and queue its file again."""
+        ids = self.registry.chunk_ids(doc_id)
+        if self._vectors is not None or (self.chroma_path / "chroma.sqlite3").exists():
+            self.vectors.delete_ids(self.vectors.existing(ids))
+        self.bm25_store.remove(ids)
+        with self.registry.transaction():
+            self.send_back_in_tx(doc_id, why)
+            self.mark_committed()
+
     def send_back_in_tx(self, doc_id: str, why: str) -> None:
-        """A committed document lost data in some store: drop its chunk rows and queue it again."""
+        """The registry half of :meth:`send_back` (the caller dropped the doc's chunks from the stores)."""
         self.registry.delete_chunks(doc_id)
         for record in self.registry.by_doc_id(doc_id):
             if record.status == INDEXED:
@@ -655,8 +675,11 @@ class Stores:
                 self.mark_committed()
 
     def save(self) -> None:
-        """Fold the BM25 log into its snapshot when it holds additions (end of an index run)."""
-        if not self.bm25_store.loaded:
+        """Fold the BM25 log into its snapshot when it holds additions (end of an index run).
+
+        Only for an instance that wrote: closing a reader (search, status) never takes the write lock.
+        """
+        if not self.bm25_store.loaded or not self._wrote:
             return
         with self._maybe_writing():
             self.sync_for_write()

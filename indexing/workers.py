@@ -54,6 +54,7 @@ from officeqa.settings import Settings
 _HEARTBEAT_EVERY_S = 30.0
 _REQUEUE_EVERY_S = 60.0
 _IDLE_POLL_S = 0.5
+_MAX_WAITING_CHUNKS = 2048  # parsed chunks waiting for vectors before slots stop taking new files
 _CRASH = re.compile(r"worker exit code (-?\d+|None)")
 
 Event = dict[str, Any]
@@ -211,7 +212,7 @@ class WorkerPool:
         last_beat = last_requeue = time.monotonic()
         try:
             while not self._stop.is_set():
-                claimed = self._fill(idle, busy)
+                claimed = self._fill(idle, busy, waiting)
                 results = self._collect(outbox, block=bool(busy) and not waiting)
                 for slot, outcome in results:
                     busy.pop(slot, None)
@@ -236,10 +237,17 @@ class WorkerPool:
             self._shutdown(slots, busy, waiting)
 
     # -- steps ------------------------------------------------------------------------------------
-    def _fill(self, idle: list[_Slot], busy: dict[_Slot, Job]) -> bool:
-        """Claim due jobs while a slot is free; remove jobs are done right here. True if any was claimed."""
+    def _fill(self, idle: list[_Slot], busy: dict[_Slot, Job], waiting: list[_Waiting]) -> bool:
+        """Claim due jobs while a slot is free; remove jobs are done right here. True if any was claimed.
+
+        Nothing is claimed while many parsed chunks already wait for the embedder: parsing
+        faster than embedding must not pile documents up in memory.
+        """
         claimed = False
+        limit = max(_MAX_WAITING_CHUNKS, 4 * self.kb.settings.embedding.batch_size)
         while idle and not self._stop.is_set():
+            if sum(len(w.doc.chunks) - w.filled for w in waiting) >= limit:
+                break
             job = self.kb.jobs.claim(self.worker_id)
             if job is None:
                 break
