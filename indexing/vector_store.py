@@ -312,7 +312,7 @@ class VectorStore:
 def damaged_file(path: Path, reason: str) -> str:
     """Name the damaged part of a Chroma folder as precisely as the error allows."""
     text = reason.lower()
-    if "hnsw" in text or "pickle" in text or "segment" in text:
+    if not any(word in text for word in ("database", "sqlite", "malformed")):  # not SQLite: the HNSW files
         segments = sorted(p.name for p in path.iterdir() if p.is_dir()) if path.is_dir() else []
         where = f"{path}/{segments[0]}" if len(segments) == 1 else f"{path}/<segment>"
         return f"the vector index files in {where}"
