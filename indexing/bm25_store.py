@@ -159,6 +159,15 @@ class BM25Store:
         self._append({"op": "add", "ids": list(ids), "tokens": tokens})
         self._log_has_adds = True
 
+    def add_tokenized(self, ids: Sequence[str], tokens: Sequence[Sequence[str]]) -> None:
+        """:meth:`add` with the texts already tokenized (benchmarks that tokenize once)."""
+        if not ids:
+            return
+        token_lists = [list(t) for t in tokens]
+        self.index.add_tokenized(list(ids), token_lists)
+        self._append({"op": "add", "ids": list(ids), "tokens": token_lists})
+        self._log_has_adds = True
+
     def remove(self, ids: Iterable[str]) -> int:
         """Remove chunk ids that are present; logs the removal. Returns how many were removed."""
         present = [cid for cid in ids if cid in self.index]

@@ -148,11 +148,16 @@ def test_sigkill_at_random_points_loses_nothing_and_redoes_nothing(tmp_path: Pat
             for child in parse_workers(proc.pid):
                 child.send_signal(signal.SIGKILL)
             time.sleep(rng.uniform(1.0, 4.0))
-        else:
-            time.sleep(rng.uniform(1.0, 12.0))
+        elif run == 1:  # early: while walking, hashing or starting workers
+            time.sleep(rng.uniform(0.5, 3.0))
+        else:  # mid-run: after a random number of further commits, at a random moment after that
+            target = len(committed(data)) + rng.randint(1, 5)
+            wait_until(lambda target=target, proc=proc: len(committed(data)) >= target or proc.poll() is not None)
+            time.sleep(rng.uniform(0.0, 0.5))
         proc.send_signal(signal.SIGKILL)
         proc.communicate(timeout=120)
         done_before_kill[run] = committed(data)
+        print(f"kill {run}: {len(done_before_kill[run])} documents committed")
     final = start("final", docs)
     out, err = final.communicate(timeout=1200)
     assert final.returncode == 0, err
