@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -293,3 +294,43 @@ def test_index_and_remove_in_two_processes_keep_the_stores_consistent(tmp_path: 
             assert live_chunks == set(kb.vectors.all_ids()) == kb.bm25.ids()
             assert not [j for j in kb.jobs.find() if j.live]
             assert {j.state for j in kb.jobs.find()} <= {DONE, "FAILED"}
+
+
+def test_a_knowledge_base_damaged_before_the_job_queue_is_repaired(tmp_path: Path, capsys, monkeypatch) -> None:
+    """The reported case: registry and Chroma hold chunks the BM25 file lacks, in a schema-2 knowledge base
+    (BM25 snapshot without a log, deletions journalled in bm25.deleted). `check --repair` re-adds them."""
+    from indexing.bm25_index import BM25Index
+
+    docs = tmp_path / "docs"
+    files = write_docs(docs, 4)
+    settings = make_settings(tmp_path)
+    with KnowledgeBase(settings) as kb:
+        kb.index_paths([docs])
+        all_ids = sorted(kb.registry.chunk_ids())
+        lacking = kb.registry.chunk_ids(kb.registry.get(str(files[0])).doc_id)
+    data = settings.data_dir
+    # turn it into what the old code left behind after a kill
+    old = BM25Index()
+    kept = [cid for cid in all_ids if cid not in lacking]
+    with KnowledgeBase(settings) as kb:
+        texts = {cid: text for cid, (text, _) in kb.fetch(kept).items()}
+    old.add(kept, [texts[c] for c in kept])
+    old.save(data / "bm25")  # no epoch: written before the log existed
+    (data / "bm25.log").unlink()
+    (data / "bm25.deleted").write_text("", encoding="utf-8")
+    conn = sqlite3.connect(data / "registry.sqlite3")
+    conn.executescript(
+        "DROP TABLE jobs; DROP TABLE exclusions; DROP TABLE dirty; DROP TABLE meta; PRAGMA user_version=2;"
+    )
+    conn.close()
+    monkeypatch.setenv("OFFICEQA_DATA_DIR", str(data))
+    monkeypatch.setenv("OFFICEQA_EMBEDDING__BACKEND", "hash")
+    assert main(["check", "--json"]) == 4
+    report = json.loads(capsys.readouterr().out)
+    assert report["missing_in_bm25"] == sorted(lacking)
+    assert main(["check", "--repair"]) == 0
+    assert "re-added 1 chunks to BM25 from the vector store's texts" in capsys.readouterr().err
+    with KnowledgeBase(settings) as kb:
+        assert_consistent(kb)
+        assert kb.registry.get(str(files[0])).doc_id in {h.doc_id for h in search(kb, "doc0 号合同", mode="bm25")}
+        assert kb.index_paths([docs]).skipped == [str(f) for f in files]
