@@ -32,11 +32,13 @@ sys.path.insert(0, str(ROOT))
 CONFIGS = ("direct", "queue-1", "queue-2")
 
 
-def _settings(data_dir: Path, backend: str, workers: int):
+def _settings(data_dir: Path, backend: str, workers: int, attempts: int = 1):
     from officeqa.settings import EmbeddingSettings, JobsSettings, Settings
 
     return Settings(
-        data_dir=data_dir, embedding=EmbeddingSettings(backend=backend), jobs=JobsSettings(workers=workers)
+        data_dir=data_dir,
+        embedding=EmbeddingSettings(backend=backend),
+        jobs=JobsSettings(workers=workers, max_attempts=attempts),
     )
 
 
@@ -74,10 +76,10 @@ def run_direct(corpus: Path, data_dir: Path, backend: str) -> dict:
     return {"seconds": time.perf_counter() - started, "files": len(files), "indexed": done, "chunks": chunks}
 
 
-def run_queue(corpus: Path, data_dir: Path, backend: str, workers: int) -> dict:
+def run_queue(corpus: Path, data_dir: Path, backend: str, workers: int, attempts: int) -> dict:
     from indexing.knowledge_base import KnowledgeBase
 
-    settings = _settings(data_dir, backend, workers)
+    settings = _settings(data_dir, backend, workers, attempts)
     started = time.perf_counter()
     with KnowledgeBase(settings) as kb:
         _ = kb.embedder
@@ -89,23 +91,24 @@ def run_queue(corpus: Path, data_dir: Path, backend: str, workers: int) -> dict:
         "files": files,
         "indexed": len(report.added),
         "chunks": report.chunks_added,
-        "failed": len(report.failed),
+        "failed": sorted(f"{Path(f.path).name}: {f.kind}" for f in report.failed),
         "check_clean": clean,
     }
 
 
-def one(config: str, corpus: Path, backend: str) -> None:
+def one(config: str, corpus: Path, backend: str, attempts: int) -> None:
     """Run one configuration in this (fresh) process and print its JSON line."""
     with tempfile.TemporaryDirectory(prefix="officeqa-bench-ingest-") as tmp:
         data_dir = Path(tmp) / "data"
         if config == "direct":
             result = run_direct(corpus, data_dir, backend)
         else:
-            result = run_queue(corpus, data_dir, backend, int(config.split("-")[1]))
+            result = run_queue(corpus, data_dir, backend, int(config.split("-")[1]), attempts)
     self_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     child_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     minutes = result["seconds"] / 60
     result.update(
+        attempts=attempts,
         config=config,
         backend=backend,
         files_per_min=round(result["files"] / minutes, 1),
@@ -121,18 +124,52 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", default=str(ROOT.parent / "shared" / "corpus"))
     parser.add_argument("--backend", default="use", help="Embedding backend (use = default, hash = no model).")
+    parser.add_argument(
+        "--generated",
+        type=int,
+        default=0,
+        help="Index N small .txt files written from the CMRC paragraphs instead (parsing is cheap there, so the "
+        "queue's per-file cost shows).",
+    )
     parser.add_argument("--configs", default=",".join(CONFIGS))
+    parser.add_argument(
+        "--attempts",
+        type=int,
+        default=1,
+        help="jobs.max_attempts for the queued runs (1 = the same work as the direct run; the product default 3 "
+        "retries a timeout, which costs up to 3 x parsing.timeout_s on such a file)",
+    )
     parser.add_argument("--write", action="store_true", help="Append the results to bench/results/ingest.md.")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
     corpus = Path(args.corpus).resolve()
     if args.one:
-        one(args.one, corpus, args.backend)
+        one(args.one, corpus, args.backend, args.attempts)
         return
+    with tempfile.TemporaryDirectory(prefix="officeqa-bench-corpus-") as tmp:
+        if args.generated:
+            corpus = write_generated(Path(tmp) / f"cmrc-{args.generated}", args.generated)
+        run_all(args, corpus)
+
+
+def write_generated(folder: Path, count: int) -> Path:
+    folder.mkdir(parents=True)
+    source = ROOT.parent / "shared" / "qa" / "cmrc2018_dev" / "corpus.jsonl"
+    with open(source, encoding="utf-8") as fh:
+        for i, line in enumerate(fh):
+            if i >= count:
+                break
+            row = json.loads(line)
+            (folder / f"{row['id']}.txt").write_text(f"{row['title']}\n\n{row['text']}\n", encoding="utf-8")
+    return folder
+
+
+def run_all(args: argparse.Namespace, corpus: Path) -> None:
     results = []
     for config in args.configs.split(","):
         done = subprocess.run(
-            [sys.executable, __file__, "--one", config, "--corpus", str(corpus), "--backend", args.backend],
+            [sys.executable, __file__, "--one", config, "--corpus", str(corpus), "--backend", args.backend,
+             "--attempts", str(args.attempts)],
             capture_output=True, text=True, check=True,
         )
         line = done.stdout.strip().splitlines()[-1]
@@ -149,7 +186,8 @@ def main() -> None:
 
 def write_markdown(results: list[dict], corpus: Path, backend: str) -> None:
     lines = [
-        f"\n### {time.strftime('%Y-%m-%d')}: {corpus.name} ({results[0]['files']} files), embedder `{backend}`\n",
+        f"\n### {time.strftime('%Y-%m-%d')}: {corpus.name} ({results[0]['files']} files), embedder `{backend}`, "
+        f"jobs.max_attempts {results[-1].get('attempts', 1)}\n",
         "| config | wall s | files/min | chunks/s | chunks | main peak RSS MB | worker peak RSS MB | wall vs direct |",
         "|---|---|---|---|---|---|---|---|",
     ]

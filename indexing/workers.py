@@ -55,6 +55,9 @@ _HEARTBEAT_EVERY_S = 30.0
 _REQUEUE_EVERY_S = 60.0
 _IDLE_POLL_S = 0.5
 _MAX_WAITING_CHUNKS = 2048  # parsed chunks waiting for vectors before slots stop taking new files
+_PREFETCH = 2  # jobs handed to a slot at once: it parses the next file while the coordinator commits
+_COMMIT_GROUP = 32  # documents committed together at most...
+_COMMIT_DELAY_S = 1.0  # ...and a finished document waits at most this long for others to join its commit
 _CRASH = re.compile(r"worker exit code (-?\d+|None)")
 
 Event = dict[str, Any]
@@ -175,6 +178,7 @@ class _Waiting:
     job: Job
     doc: PreparedDocument
     filled: int = 0
+    ready_at: float = 0.0
 
 
 class WorkerPool:
@@ -189,6 +193,7 @@ class WorkerPool:
         self.worker_id = new_worker_id()
         self._stop = threading.Event()
         self._model_checked = False
+        self._ready: list[_Waiting] = []  # embedded, waiting (briefly) to be committed as a group
 
     def stop(self) -> None:
         """Ask :meth:`run` to return after the current step (jobs not yet committed go back to the queue)."""
@@ -206,20 +211,21 @@ class WorkerPool:
         slots = [_Slot(i, kb.settings, outbox) for i in range(self.size)]
         for slot in slots:
             slot.start()
-        idle = list(slots)
-        busy: dict[_Slot, Job] = {}
+        assigned: dict[_Slot, list[Job]] = {slot: [] for slot in slots}
         waiting: list[_Waiting] = []
         last_beat = last_requeue = time.monotonic()
         try:
             while not self._stop.is_set():
-                claimed = self._fill(idle, busy, waiting)
-                results = self._collect(outbox, block=bool(busy) and not waiting)
+                claimed = self._fill(assigned, waiting)
+                busy = any(assigned.values())
+                results = self._collect(outbox, block=busy and not waiting)
                 for slot, outcome in results:
-                    busy.pop(slot, None)
-                    idle.append(slot)
+                    if outcome.job in assigned[slot]:
+                        assigned[slot].remove(outcome.job)
                     self._handle(outcome, waiting)
                 if waiting:
                     self._embed_step(waiting)
+                self._commit_ready(force=not waiting and not any(assigned.values()) and not outbox.qsize())
                 now = time.monotonic()
                 if busy and now - last_beat > _HEARTBEAT_EVERY_S:
                     kb.jobs.heartbeat(self.worker_id)
@@ -227,26 +233,31 @@ class WorkerPool:
                 if now - last_requeue > _REQUEUE_EVERY_S:
                     kb.jobs.requeue_dead()
                     last_requeue = now
-                if busy or waiting or claimed or results:
+                if busy or waiting or claimed or results or self._ready:
                     continue
                 if until is not None and until():
                     break
                 due = kb.jobs.next_due_in()
                 self._stop.wait(_IDLE_POLL_S if due is None else min(max(due, 0.05), _IDLE_POLL_S))
+            if self._ready:  # stopped on request: what is embedded is committed, not redone
+                self._commit_ready(force=True)
         finally:
-            self._shutdown(slots, busy, waiting)
+            self._shutdown(slots, assigned, waiting)
 
     # -- steps ------------------------------------------------------------------------------------
-    def _fill(self, idle: list[_Slot], busy: dict[_Slot, Job], waiting: list[_Waiting]) -> bool:
-        """Claim due jobs while a slot is free; remove jobs are done right here. True if any was claimed.
+    def _fill(self, assigned: dict[_Slot, list[Job]], waiting: list[_Waiting]) -> bool:
+        """Claim due jobs while a slot has room; remove jobs are done right here. True if any was claimed.
 
-        Nothing is claimed while many parsed chunks already wait for the embedder: parsing
-        faster than embedding must not pile documents up in memory.
+        Each slot holds up to ``_PREFETCH`` jobs, so it parses the next file while the
+        coordinator embeds and commits (and commits then group the documents that are
+        ready together). Nothing is claimed while many parsed chunks already wait for the
+        embedder: parsing faster than embedding must not pile documents up in memory.
         """
         claimed = False
         limit = max(_MAX_WAITING_CHUNKS, 4 * self.kb.settings.embedding.batch_size)
-        while idle and not self._stop.is_set():
-            if sum(len(w.doc.chunks) - w.filled for w in waiting) >= limit:
+        while not self._stop.is_set():
+            free = [slot for slot, jobs in assigned.items() if len(jobs) < _PREFETCH]
+            if not free or sum(len(w.doc.chunks) - w.filled for w in waiting) >= limit:
                 break
             job = self.kb.jobs.claim(self.worker_id)
             if job is None:
@@ -260,8 +271,8 @@ class WorkerPool:
                 self.kb.finish_job(job, "skipped", f"{job.kind} jobs are not handled by this version")
                 self._emit(job, DONE, "skipped")
                 continue
-            slot = idle.pop()
-            busy[slot] = job
+            slot = min(free, key=lambda s: len(assigned[s]))
+            assigned[slot].append(job)
             slot.inbox.put(job)
         return claimed
 
@@ -327,13 +338,30 @@ class WorkerPool:
             item.doc.vectors[start : start + take] = matrix[row : row + take]
             item.filled += take
             row += take
-        ready = [item for item in waiting if item.filled >= len(item.doc.chunks)]
-        if not ready:
-            return
-        for item in ready:
+        now = time.monotonic()
+        for item in [item for item in waiting if item.filled >= len(item.doc.chunks)]:
             waiting.remove(item)
-        with kb.writing():
-            outcomes = kb.commit([i.doc for i in ready], [i.job for i in ready], self.worker_id)
+            item.ready_at = now
+            self._ready.append(item)
+
+    def _commit_ready(self, force: bool) -> None:
+        """Commit the documents whose vectors are done, as one group.
+
+        Right away when ``force`` (nothing else is in flight) or when the group is big;
+        otherwise a ready document waits at most ``_COMMIT_DELAY_S`` for others to join it:
+        every commit costs a vector-store write of ~50 ms whatever its size, and a folder of
+        small files would spend most of its time on them.
+        """
+        if not self._ready:
+            return
+        chunks = sum(len(i.doc.chunks) for i in self._ready)
+        oldest = time.monotonic() - self._ready[0].ready_at
+        big = len(self._ready) >= _COMMIT_GROUP or chunks >= 4 * self.kb.settings.embedding.batch_size
+        if not (force or big or oldest >= _COMMIT_DELAY_S):
+            return
+        ready, self._ready = self._ready, []
+        with self.kb.writing():
+            outcomes = self.kb.commit([i.doc for i in ready], [i.job for i in ready], self.worker_id)
         for item, outcome in zip(ready, outcomes, strict=True):
             chunks = len(item.doc.chunks) if outcome in ("added", "updated") else 0
             self._emit(item.job, DONE, outcome, chunks=chunks)
@@ -357,15 +385,21 @@ class WorkerPool:
             event["error_kind"], event["message"] = error
         self.on_event(event)
 
-    def _shutdown(self, slots: list[_Slot], busy: dict[_Slot, Job], waiting: list[_Waiting]) -> None:
+    def _shutdown(self, slots: list[_Slot], assigned: dict[_Slot, list[Job]], waiting: list[_Waiting]) -> None:
         """Give back every job not committed (no attempt counted), stop the slots and their parse workers."""
-        for job in [*busy.values(), *(w.job for w in waiting)]:
+        for slot in slots:  # jobs queued behind the current one are not started
+            with contextlib.suppress(queue.Empty):
+                while True:
+                    slot.inbox.get_nowait()
+            slot.inbox.put(None)
+        leftovers = [*(j for jobs in assigned.values() for j in jobs), *(w.job for w in [*waiting, *self._ready])]
+        self._ready = []
+        for job in leftovers:
             with contextlib.suppress(Exception):
                 self.kb.jobs.release(job)
-        for slot in slots:
-            slot.inbox.put(None)
-        for slot in busy:
-            slot.abort()
+        for slot, jobs in assigned.items():
+            if jobs:
+                slot.abort()
         for slot in slots:
             slot.join(timeout=10)
         with contextlib.suppress(Exception):

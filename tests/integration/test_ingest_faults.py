@@ -113,7 +113,7 @@ def test_sigkill_at_random_points_loses_nothing_and_redoes_nothing(tmp_path: Pat
         (earlier / f"old{i}.txt").write_text(f"早先索引的第{i}份文件，讲述仓库{i}号的管理规定。\n", encoding="utf-8")
     for name in CORPUS_FILES:
         shutil.copyfile(corpus_dir / name, docs / Path(name).name)
-    for i in range(12):
+    for i in range(40):
         body = "\n\n".join(f"第{j}条 第{i}号规章第{j}款：员工{i}-{j}应当遵守的制度。" for j in range(30))
         (docs / f"rules{i:02d}.md").write_text(f"# 规章{i}\n\n{body}\n", encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("OFFICEQA_")}
@@ -140,7 +140,7 @@ def test_sigkill_at_random_points_loses_nothing_and_redoes_nothing(tmp_path: Pat
     worker_victim: str | None = None
     for run in range(1, 6):
         proc = start(str(run), docs)
-        if run == 3:  # kill a parse worker, then the main process a little later
+        if run == 2:  # kill a parse worker, then the main process a little later
             pid = proc.pid
             assert wait_until(lambda pid=pid: bool(parse_workers(pid)) and running_job(data) is not None)
             time.sleep(rng.uniform(0.2, 1.0))
