@@ -7,12 +7,14 @@ Shape of one pool (one OS process, e.g. ``officeqa index``/``worker``/``watch`` 
   with the per-file time limit (``parsing.timeout_s``; a job over it is killed and counted
   as a failed attempt) and whatever resource limits the guard applies. The slot hashes the
   file, skips it when unchanged, parses and chunks it, and hands the result back.
-* One **coordinator** (the thread that calls :meth:`WorkerPool.run`) claims jobs, embeds
-  chunks in batches of ``embedding.batch_size`` taken across the documents that are ready
-  (first come, first served, so a big document never waits for a small one to be parsed,
-  and a small one is committed as soon as its own vectors are done), and commits each
-  finished group under the knowledge base's write lock (:meth:`indexing.stores.Stores.commit`).
-  All store writes happen in this one thread.
+* One **coordinator** (the thread that calls :meth:`WorkerPool.run`) claims jobs (two per
+  slot, so a slot parses the next file while the coordinator commits), embeds chunks in
+  batches of ``embedding.batch_size`` taken across the documents that are ready (first
+  come, first served: no document waits for another one to be parsed), and commits the
+  documents whose vectors are done under the knowledge base's write lock
+  (:meth:`indexing.stores.Stores.commit`): at once when nothing else is in flight,
+  otherwise within ``_COMMIT_DELAY_S`` together with the others finished meanwhile (a
+  vector-store write costs ~50 ms whatever its size). All store writes happen in this thread.
 
 Failures: refusals that will not change on a retry (encrypted, corrupt, unsupported,
 empty, too large) fail the job at once; a timeout, a parse worker killed by a signal or an
