@@ -62,17 +62,18 @@ def grow(kb: KnowledgeBase, texts, tokens, vectors, start: int, stop: int, rng: 
              "position": 0, "overlap_chars": 0, "tokens": len(tokens[i % n])}
             for cid, i in zip(ids, idx, strict=True)
         ]
-        kb.vectors.add(ids, noisy.astype(np.float32), chunk_texts, metas, model)
-        kb.bm25.add_tokenized(ids, [tokens[i % n] for i in idx])
-        with kb.registry.transaction():
-            for cid in ids:
-                kb.registry.upsert(
-                    DocumentRecord(path=f"bench://{cid}", doc_id=cid, file_type="txt", status=INDEXED,
-                                   chunk_count=1, embedding_model=model[0], indexed_at=now_iso())
-                )
-                kb.registry.replace_chunks(cid, [(cid, 0)])
-        kb._bm25_dirty = True
-    kb.save()
+        with kb.writing():  # the write lock; BM25 changes go to its log, the registry commit bumps the generation
+            kb.vectors.add(ids, noisy.astype(np.float32), chunk_texts, metas, model)
+            kb.bm25_store.add_tokenized(ids, [tokens[i % n] for i in idx])
+            with kb.registry.transaction():
+                for cid in ids:
+                    kb.registry.upsert(
+                        DocumentRecord(path=f"bench://{cid}", doc_id=cid, file_type="txt", status=INDEXED,
+                                       chunk_count=1, embedding_model=model[0], indexed_at=now_iso())
+                    )
+                    kb.registry.replace_chunks(cid, [(cid, 0)])
+                kb.mark_committed()
+    kb.save()  # folds the BM25 log into its snapshot
     return time.perf_counter() - began
 
 

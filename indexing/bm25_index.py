@@ -27,6 +27,7 @@ always positive). Query terms repeat as they occur in the query (as in rank-bm25
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -74,6 +75,7 @@ class BM25Index:
         self._next_seq = 0
         self._script_flags = np.zeros(0, dtype=np.int8)  # per term id: 1 Han, 2 Latin, 0 other
         self._script_cache: tuple[tuple[int, int, int], dict[str, float]] | None = None
+        self.meta: dict[str, object] = {}  # persisted with the index (see save)
 
     # ---- size -------------------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -318,8 +320,12 @@ class BM25Index:
         return scores
 
     # ---- persistence ------------------------------------------------------------------------------
-    def save(self, path: str | Path) -> None:
-        """Write the live documents' term counts to one ``.npz`` (no pickle; plain arrays and JSON)."""
+    def save(self, path: str | Path, meta: dict[str, object] | None = None) -> None:
+        """Write the live documents' term counts to one ``.npz`` (no pickle; plain arrays and JSON).
+
+        ``meta`` is kept in the header and comes back as :attr:`meta` from :meth:`load` (the
+        store wrapper records which log epoch the file already holds).
+        """
         path = Path(path)
         order = sorted(self._where, key=lambda d: self._seq_of(d))
         vocab = list(self._vocab)
@@ -328,7 +334,7 @@ class BM25Index:
         lengths = np.array([self._length_of(d) for d in order], dtype=np.float64)
         offsets = np.zeros(len(order) + 1, dtype=np.int64)
         offsets[1:] = np.cumsum([len(t) for t in term_parts])
-        header = {"format": _FORMAT, "k1": self.k1, "b": self.b, "ids": order, "vocab": vocab}
+        header = {"format": _FORMAT, "k1": self.k1, "b": self.b, "ids": order, "vocab": vocab, "meta": meta or {}}
         tmp = path.with_name(path.name + ".tmp")
         with open(tmp, "wb") as fh:
             np.savez(
@@ -340,6 +346,8 @@ class BM25Index:
                 tfs=np.minimum(np.concatenate(tf_parts) if tf_parts else np.zeros(0), 65535).astype(np.uint16),
                 lengths=lengths,
             )
+            fh.flush()
+            os.fsync(fh.fileno())
         tmp.replace(path)  # atomic: a crash mid-write leaves the previous file intact
 
     @classmethod
@@ -352,6 +360,7 @@ class BM25Index:
             offsets, lengths = data["offsets"], data["lengths"]
             terms, tfs = data["terms"].astype(np.int64), data["tfs"].astype(np.float32)
         index = cls(k1=header["k1"], b=header["b"], tokenizer=tokenizer)
+        index.meta = dict(header.get("meta") or {})
         index._vocab = {term: i for i, term in enumerate(header["vocab"])}
         index._df = np.zeros(len(index._vocab), dtype=np.int64)
         ids: list[str] = header["ids"]

@@ -31,8 +31,9 @@ class DocumentStore:
     def put(self, doc_id: str, document: ParsedDocument) -> DocumentProfile:
         """Store ``document`` (call inside the registry transaction that indexes it)."""
         profile = build_profile(doc_id, document)
-        data = zlib.compress(json.dumps(document.to_dict(), ensure_ascii=False).encode("utf-8"), 6)
-        self.registry.put_parsed(doc_id, data, json.dumps(profile.to_dict(), ensure_ascii=False))
+        # surrogatepass / ASCII profile: a file name with undecodable bytes (kept surrogate-escaped) must not fail
+        data = zlib.compress(json.dumps(document.to_dict(), ensure_ascii=False).encode("utf-8", "surrogatepass"), 6)
+        self.registry.put_parsed(doc_id, data, json.dumps(profile.to_dict()))
         self._cache.pop(doc_id, None)
         return profile
 
@@ -45,7 +46,7 @@ class DocumentStore:
         data = self.registry.get_parsed(doc_id)
         if data is None:
             return None
-        document = ParsedDocument.from_dict(json.loads(zlib.decompress(data).decode("utf-8")))
+        document = ParsedDocument.from_dict(json.loads(zlib.decompress(data).decode("utf-8", "surrogatepass")))
         self._cache[doc_id] = document
         while len(self._cache) > _CACHE_DOCUMENTS:
             self._cache.popitem(last=False)

@@ -1,39 +1,42 @@
-"""The index job: files and folders in, every store updated, one report out.
+"""Indexing as jobs: walk and hash what the user named, queue what changed, run workers, report.
 
 Why it is shaped like this:
 
-* Unchanged files are recognised by the sha256 of their bytes against the registry
-  before anything else happens, so re-indexing an unchanged knowledge base hashes files
-  and nothing more (no parser, no Chroma, no embedding model is loaded).
-* Parsed documents queue up until enough chunks wait for one embedding batch, because
-  embedders are much faster on full batches than on one small file at a time.
-* A file that cannot be read is recorded as ``failed`` with its refusal kind and the job
-  goes on; documents already indexed are not touched by someone else's failure.
-* For folders, registered files under them that no longer exist are removed from every
-  store, so deleting a file and re-running ``index`` leaves no stale vectors.
+* ``enqueue_paths`` does the cheap part in the calling process: walk folders (special
+  files, loops and unreadable entries reported, never fatal), hash each file and compare
+  with the registry. Unchanged files are reported as such without a job, so re-indexing
+  an unchanged knowledge base hashes files and nothing more (no parser, no Chroma, no
+  embedding model). Files registered under a walked folder that no longer exist get
+  ``remove`` jobs; files ``remove``d by the user stay out (exclusions) unless named
+  explicitly or ``include_removed`` is set.
+* The expensive part (parse, chunk, embed, commit) runs in :class:`indexing.workers.WorkerPool`,
+  here in the foreground until this run's jobs are finished, or in ``officeqa worker``,
+  ``officeqa watch`` or the server's background workers.
+* :func:`index_paths` is the one-call API (enqueue + run + report) that the CLI, tests and
+  benchmarks use; :class:`IndexReport` keeps the shape the CLI has always printed.
+
+Before anything is reported unchanged, the stores are checked readable
+(:meth:`indexing.stores.Stores.verify_readable`): a damaged BM25 or Chroma file is an error
+naming the file, not a silent "unchanged".
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from indexing.parsing.guard import GuardedParser
-from indexing.registry import DUPLICATE, FAILED, INDEXED, REMOVED, DocumentRecord, now_iso
+from indexing.jobs import DONE, FAILED, KIND_INDEX, KIND_REMOVE, Job
+from indexing.registry import DUPLICATE, INDEXED, REMOVED, DocumentRecord, Registry
+from indexing.stores import PreparedDocument, Stores
+from indexing.walking import Skipped, WalkResult, absolute, display_path, file_sha256, walk
 from officeqa.domain import ParsedDocument
-from officeqa.errors import RefusalKind, UnreadableDocument
+from officeqa.settings import ChunkingSettings
 
-if TYPE_CHECKING:
-    from indexing.knowledge_base import KnowledgeBase, PreparedDocument
-
-_HASH_BLOCK = 1 << 20
-_FLUSH_FACTOR = 4  # flush when this many embedding batches of chunks wait
+#: failure kinds that a new ``index`` run tries again even when the file is unchanged
+TRANSIENT_KINDS = frozenset({"timeout", "crashed", "interrupted", "io"})
 
 
 @dataclass(slots=True)
@@ -54,6 +57,9 @@ class IndexReport:
     removed: list[str] = field(default_factory=list)
     failed: list[FileFailure] = field(default_factory=list)
     not_found: list[str] = field(default_factory=list)
+    skipped_entries: list[Skipped] = field(default_factory=list)
+    excluded: list[str] = field(default_factory=list)
+    queued: list[str] = field(default_factory=list)  # still waiting (``--no-wait``, or retries pending)
     chunks_added: int = 0
     seconds: float = 0.0
 
@@ -63,19 +69,40 @@ class IndexReport:
             "updated": len(self.updated),
             "skipped": len(self.skipped),
             "duplicates": len(self.duplicates),
-            "removed": self.removed,
-            "failed": [{"path": f.path, "kind": f.kind, "message": f.message} for f in self.failed],
-            "not_found": self.not_found,
+            "removed": [display_path(p) for p in self.removed],
+            "failed": [{"path": display_path(f.path), "kind": f.kind, "message": f.message} for f in self.failed],
+            "not_found": [display_path(p) for p in self.not_found],
+            "skipped_entries": [s.to_json() for s in self.skipped_entries],
+            "excluded": len(self.excluded),
+            "queued": len(self.queued),
             "chunks_added": self.chunks_added,
             "seconds": round(self.seconds, 3),
         }
 
     def summary(self) -> str:
-        return (
+        text = (
             f"added {len(self.added)}, updated {len(self.updated)}, unchanged {len(self.skipped)}, "
             f"duplicates {len(self.duplicates)}, removed {len(self.removed)}, failed {len(self.failed)}, "
             f"chunks added {self.chunks_added}, {self.seconds:.1f}s"
         )
+        extras = []
+        if self.skipped_entries:
+            extras.append(f"{len(self.skipped_entries)} entries skipped")
+        if self.excluded:
+            extras.append(f"{len(self.excluded)} excluded (removed earlier; --include-removed brings them back)")
+        if self.queued:
+            extras.append(f"{len(self.queued)} queued")
+        return text + (f"; {', '.join(extras)}" if extras else "")
+
+
+@dataclass(slots=True)
+class EnqueueResult:
+    """What :func:`enqueue_paths` queued (job ids) and settled without a job."""
+
+    job_ids: list[int] = field(default_factory=list)
+    walk: WalkResult = field(default_factory=WalkResult)
+    unchanged: list[str] = field(default_factory=list)
+    failed: list[FileFailure] = field(default_factory=list)
 
 
 def supported_suffixes() -> frozenset[str]:
@@ -84,232 +111,198 @@ def supported_suffixes() -> frozenset[str]:
     return SUPPORTED_SUFFIXES
 
 
-def _is_junk(name: str) -> bool:
-    """Office lock files (~$x.docx) and hidden files are never documents."""
-    return name.startswith(("~$", "."))
-
-
-def discover(paths: Sequence[str | Path]) -> tuple[list[Path], list[Path], list[str]]:
-    """(files to index, folders walked, arguments that do not exist), files sorted and unique.
-
-    A file named explicitly is kept whatever its suffix (an unsupported one is then
-    reported as failed); files found in folders are filtered by supported suffix.
-    """
-    suffixes = supported_suffixes()
-    files: dict[str, Path] = {}
-    folders: list[Path] = []
-    missing: list[str] = []
-    for raw in paths:
-        path = Path(raw).expanduser().resolve()
-        if path.is_file():
-            files.setdefault(str(path), path)
-        elif path.is_dir():
-            folders.append(path)
-            for root, dirnames, filenames in os.walk(path):
-                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-                for name in filenames:
-                    if _is_junk(name) or Path(name).suffix.lower() not in suffixes:
-                        continue
-                    found = Path(root) / name
-                    files.setdefault(str(found), found)
-        else:
-            missing.append(str(raw))
-    return [files[k] for k in sorted(files)], folders, missing
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(_HASH_BLOCK):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _file_type(path: Path) -> str:
-    return path.suffix.lower().lstrip(".")
-
-
-def prepare_parsed(
-    kb: KnowledgeBase, document: ParsedDocument, record: DocumentRecord, replaces: str | None = None
-) -> PreparedDocument:
+def prepare(chunking: ChunkingSettings, document: ParsedDocument, record: DocumentRecord) -> PreparedDocument:
     """Chunk a parsed document into a :class:`PreparedDocument` (vectors come later, in batches)."""
     from indexing.chunking import chunk_document
-    from indexing.knowledge_base import PreparedDocument
 
-    result = chunk_document(document, kb.settings.chunking, doc_id=record.doc_id)
+    result = chunk_document(document, chunking, doc_id=record.doc_id)
     # Whole-table units of oversize tables are for the table handlers, not retrieval: their
     # rows are also emitted as ordinary table chunks, which are what gets indexed.
     chunks = [c for c in result.chunks if c.text.strip() and c.meta.get("retrievable", True)]
-    return PreparedDocument(record=record, chunks=chunks, replaces=replaces, parsed=document)
+    return PreparedDocument(record=record, chunks=chunks, parsed=document)
 
 
-class _Batch:
-    """Documents waiting for one embedding + write round."""
-
-    def __init__(self, kb: KnowledgeBase, report: IndexReport) -> None:
-        self.kb = kb
-        self.report = report
-        self.docs: list[PreparedDocument] = []
-        self.duplicates: list[tuple[DocumentRecord, str | None]] = []
-        self.doc_ids: dict[str, str] = {}  # doc id -> path, within this batch
-        self.chunks = 0
-
-    def add(self, doc: PreparedDocument) -> None:
-        self.docs.append(doc)
-        self.doc_ids[doc.record.doc_id] = doc.record.path
-        self.chunks += len(doc.chunks)
-
-    def flush(self) -> None:
-        if self.docs:
-            self.kb.write(self.docs)
-            self.report.chunks_added += self.chunks
-        for record, replaces in self.duplicates:
-            self.kb.record_only(record, replaces)
-        self.docs, self.duplicates, self.doc_ids, self.chunks = [], [], {}, 0
+def prepare_parsed(
+    kb: Stores, document: ParsedDocument, record: DocumentRecord, replaces: str | None = None
+) -> PreparedDocument:
+    """:func:`prepare` with the knowledge base's chunking settings (the eval writes corpora this way)."""
+    prepared = prepare(kb.settings.chunking, document, record)
+    prepared.replaces = replaces
+    return prepared
 
 
-def index_paths(
-    kb: KnowledgeBase, paths: Sequence[str | Path], progress: bool = False, force: bool = False
-) -> IndexReport:
-    """Index files and folders into ``kb``; ``force`` re-indexes unchanged files too."""
-    from tqdm import tqdm
+def still_valid(registry: Registry, previous: DocumentRecord) -> bool:
+    """May an unchanged file be skipped? Not while it waits for indexing, its duplicate owner left,
+    or its failure was transient (a timeout or a crashed worker deserves another try)."""
+    if previous.status == INDEXED:
+        return True
+    if previous.status == "failed":
+        return (previous.error_kind or "") not in TRANSIENT_KINDS
+    if previous.status == DUPLICATE:
+        return registry.is_indexed(previous.doc_id)
+    return False
 
-    started = time.perf_counter()
-    report = IndexReport()
-    files, folders, report.not_found = discover(paths)
-    batch = _Batch(kb, report)
-    flush_at = max(1, kb.settings.embedding.batch_size * _FLUSH_FACTOR)
-    bar = tqdm(total=len(files), unit="file", file=sys.stderr, disable=not progress, dynamic_ncols=True)
-    # Parsing runs in a supervised worker process (started on the first file that needs it),
-    # so a parser that hangs or crashes on one file costs that file, not the batch.
-    parser = GuardedParser(kb.settings.parsing)
-    try:
-        queue = list(files)
-        while queue:
-            path = queue.pop(0)
-            _index_one(kb, path, batch, report, force, parser)
-            bar.update(1)
-            bar.set_postfix(chunks=report.chunks_added + batch.chunks, failed=len(report.failed), refresh=False)
-            if batch.chunks >= flush_at:
-                batch.flush()
-        batch.flush()
-        report.removed.extend(_remove_vanished(kb, folders))
-        # Files whose duplicate owner was just replaced or removed: index them in this run.
-        seen = {str(p) for p in files}
-        for record in kb.registry.documents(statuses=["pending"]):
-            if record.path in seen and Path(record.path).is_file():
-                _index_one(kb, Path(record.path), batch, report, True, parser)
-        batch.flush()
-    finally:
-        parser.close()
-        bar.close()
-        kb.save()
+
+def enqueue_paths(
+    kb: Stores,
+    paths: Sequence[str | Path],
+    force: bool = False,
+    include_removed: bool = False,
+    source: str = "cli",
+) -> EnqueueResult:
+    """Walk and hash ``paths`` and queue a job for every file that changed (see the module docstring)."""
+    kb.verify_readable()
+    kb.jobs.requeue_dead()  # a killed run's RUNNING jobs become due again (and are this run's to finish)
+    result = EnqueueResult()
+    if include_removed:
+        with kb.registry.transaction():
+            for raw in paths:
+                kb.registry.lift_exclusions_under(absolute(raw))
+    exclusions = kb.registry.exclusions()
+    result.walk = walk(paths, supported_suffixes(), excluded=exclusions.__contains__ if exclusions else None)
+    items: list[tuple[str, str, str | None, bool]] = []
+    lifted = [p for p in result.walk.files if p in exclusions]
+    if lifted:  # a file named explicitly comes back
+        with kb.registry.transaction():
+            for path in lifted:
+                kb.registry.lift_exclusion(path)
+    for path in result.walk.files:
+        try:
+            digest, _st = file_sha256(path)
+        except OSError:
+            # Unreadable now (permissions, a FIFO that replaced the file): the worker records why.
+            items.append((path, KIND_INDEX, None, force))
+            continue
+        previous = kb.registry.get(path)
+        live = kb.jobs.live_for(path)
+        if (
+            not force
+            and live is None
+            and previous is not None
+            and previous.doc_id == digest
+            and still_valid(kb.registry, previous)
+        ):
+            result.unchanged.append(path)
+            continue
+        items.append((path, KIND_INDEX, digest, force))
+    for folder in result.walk.folders:
+        for record in kb.registry.paths_under(folder):
+            if record.status != REMOVED and not Path(record.path).exists():
+                items.append((record.path, KIND_REMOVE, None, False))
+    result.job_ids = kb.jobs.enqueue_many(items, source=source)
+    return result
+
+
+def report_from_jobs(kb: Stores, enqueued: EnqueueResult, started: float) -> IndexReport:
+    """The run's report: files settled at enqueue time plus the final state of its jobs."""
+    report = IndexReport(
+        skipped=list(enqueued.unchanged),
+        not_found=list(enqueued.walk.missing),
+        skipped_entries=list(enqueued.walk.skipped),
+        excluded=list(enqueued.walk.excluded),
+        failed=list(enqueued.failed),
+    )
+    for job in sorted(kb.jobs.get_many(enqueued.job_ids), key=lambda j: j.path):
+        _account(report, job)
     report.seconds = time.perf_counter() - started
     return report
 
 
-def _index_one(
-    kb: KnowledgeBase, path: Path, batch: _Batch, report: IndexReport, force: bool, parser: GuardedParser
-) -> None:
-    key = str(path)
-    previous = kb.registry.get(key)
-    try:
-        stat = path.stat()
-        digest = file_sha256(path)
-    except OSError as exc:
-        _fail(kb, key, previous, "", 0, 0.0, RefusalKind.CORRUPT.value, f"cannot read the file: {exc}", report)
-        return
-    replaces = previous.doc_id if previous is not None and previous.status in (INDEXED, DUPLICATE) else None
-    if previous is not None and previous.doc_id == digest and not force and _still_valid(kb, previous):
-        report.skipped.append(key)
-        return
-    record = DocumentRecord(path=key, doc_id=digest, file_type=_file_type(path), size=stat.st_size, mtime=stat.st_mtime)
-    owner = batch.doc_ids.get(digest) or _indexed_owner(kb, digest, key)
-    if owner is not None:
-        record.status = DUPLICATE
-        record.error_message = f"same content as {owner}"
-        record.indexed_at = now_iso()
-        batch.duplicates.append((record, replaces if replaces != digest else None))
-        report.duplicates.append(key)
-        return
-    try:
-        document = parser.parse(path)
-        prepared = prepare_parsed(kb, document, record, replaces=replaces)
-    except UnreadableDocument as exc:
-        _fail(kb, key, previous, digest, stat.st_size, stat.st_mtime, exc.kind.value, exc.message, report)
-        return
-    except (RecursionError, MemoryError, ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-        # A parser bug on one odd file must not stop a batch of thousands: record the
-        # exception type and message (nothing is hidden) and go on.
-        _fail(kb, key, previous, digest, stat.st_size, stat.st_mtime, "error", f"{type(exc).__name__}: {exc}", report)
-        return
-    if not prepared.chunks:
-        _fail(kb, key, previous, digest, stat.st_size, stat.st_mtime, RefusalKind.EMPTY.value, "no chunks", report)
-        return
-    (report.updated if previous is not None and previous.status != REMOVED else report.added).append(key)
-    batch.add(prepared)
+def _account(report: IndexReport, job: Job) -> None:
+    if job.state == FAILED:
+        report.failed.append(FileFailure(job.path, job.error_kind or "error", job.error_message or ""))
+    elif job.state != DONE:
+        report.queued.append(job.path)
+    elif job.outcome == "added":
+        report.added.append(job.path)
+        report.chunks_added += job.chunks
+    elif job.outcome == "updated":
+        report.updated.append(job.path)
+        report.chunks_added += job.chunks
+    elif job.outcome == "duplicate":
+        report.duplicates.append(job.path)
+    elif job.outcome == "removed":
+        report.removed.append(job.path)
+    elif job.outcome == "unchanged":
+        report.skipped.append(job.path)
 
 
-def _still_valid(kb: KnowledgeBase, previous: DocumentRecord) -> bool:
-    """An unchanged file may be skipped unless it waits for indexing or its duplicate owner left."""
-    if previous.status in (INDEXED, FAILED):
-        return True
-    if previous.status == DUPLICATE:
-        return kb.registry.is_indexed(previous.doc_id)
-    return False
+def index_paths(
+    kb: Stores,
+    paths: Sequence[str | Path],
+    progress: bool = False,
+    force: bool = False,
+    include_removed: bool = False,
+    wait: bool = True,
+    workers: int | None = None,
+    on_event: Callable[[dict[str, Any]], None] | None = None,
+) -> IndexReport:
+    """Index files and folders into ``kb``: enqueue, then (``wait``) run workers until this run's jobs end.
 
-
-def _indexed_owner(kb: KnowledgeBase, doc_id: str, path: str) -> str | None:
-    for record in kb.registry.by_doc_id(doc_id):
-        if record.status == INDEXED and record.path != path and Path(record.path).exists():
-            return record.path
-    return None
-
-
-def _fail(
-    kb: KnowledgeBase,
-    path: str,
-    previous: DocumentRecord | None,
-    digest: str,
-    size: int,
-    mtime: float,
-    kind: str,
-    message: str,
-    report: IndexReport,
-) -> None:
-    """Record a failed file without losing what was indexed.
-
-    A file that was indexed before and has now changed into something unreadable (a save
-    interrupted half-way, a password added) keeps its previous version's chunks: the
-    registry row stays ``indexed`` for the old content hash and carries the new error, so
-    ``status`` shows both and the next ``index`` run tries the file again.
+    ``force`` re-indexes unchanged files too; ``progress`` draws a bar on stderr;
+    ``on_event`` receives progress events (dicts, see :mod:`indexing.workers`).
     """
-    report.failed.append(FileFailure(path, kind, message))
-    if previous is not None and previous.status == INDEXED and previous.doc_id != digest:
-        previous.error_kind = kind
-        previous.error_message = f"the changed file cannot be read ({message}); the previous version stays indexed"
-        with kb.registry.transaction():
-            kb.registry.upsert(previous)
-        return
-    replaces = previous.doc_id if previous is not None and previous.status in (INDEXED, DUPLICATE) else None
-    record = DocumentRecord(
-        path=path,
-        doc_id=digest or (previous.doc_id if previous else ""),
-        file_type=Path(path).suffix.lower().lstrip("."),
-        size=size,
-        mtime=mtime,
-        status=FAILED,
-        error_kind=kind,
-        error_message=message,
-        indexed_at=now_iso(),
-    )
-    kb.record_only(record, replaces=replaces)
+    started = time.perf_counter()
+    enqueued = enqueue_paths(kb, paths, force=force, include_removed=include_removed)
+    if on_event is not None:
+        on_event(
+            {
+                "event": "queued",
+                "jobs": len(enqueued.job_ids),
+                "unchanged": len(enqueued.unchanged),
+                "skipped_entries": [s.to_json() for s in enqueued.walk.skipped],
+            }
+        )
+    if wait and enqueued.job_ids:
+        run_jobs(kb, enqueued.job_ids, progress=progress, workers=workers, on_event=on_event)
+    kb.save()
+    return report_from_jobs(kb, enqueued, started)
 
 
-def _remove_vanished(kb: KnowledgeBase, folders: Sequence[Path]) -> Iterator[str]:
-    """Remove registered files under the walked folders that no longer exist."""
-    for folder in folders:
-        for record in list(kb.registry.iter_paths_under(str(folder))):
-            if record.status != REMOVED and not Path(record.path).exists():
-                kb.remove(record.path)
-                yield record.path
+def run_jobs(
+    kb: Stores,
+    job_ids: Sequence[int],
+    progress: bool = False,
+    workers: int | None = None,
+    on_event: Callable[[dict[str, Any]], None] | None = None,
+) -> None:
+    """Run a foreground worker pool until every job in ``job_ids`` is DONE or FAILED."""
+    from indexing.workers import ProgressBar, WorkerPool
+
+    wanted = set(job_ids)
+    bar = ProgressBar(total=len(wanted), enabled=progress)
+    finished: set[int] = set()
+
+    def event(data: dict[str, Any]) -> None:
+        if data.get("event") == "job" and data.get("job_id") in wanted and data.get("state") in (DONE, FAILED):
+            finished.add(int(data["job_id"]))
+            bar.update(data)
+        if on_event is not None:
+            on_event({**data, "run_done": len(finished), "run_total": len(wanted), **bar.rates()})
+
+    def all_done() -> bool:
+        if len(finished) >= len(wanted):
+            return True
+        live = [j for j in kb.jobs.get_many(wanted) if j.live]
+        return not live
+
+    pool = WorkerPool(kb, workers=workers, on_event=event)
+    try:
+        pool.run(until=all_done)
+    finally:
+        bar.close()
+
+
+__all__ = [
+    "EnqueueResult",
+    "FileFailure",
+    "IndexReport",
+    "enqueue_paths",
+    "index_paths",
+    "prepare",
+    "prepare_parsed",
+    "report_from_jobs",
+    "run_jobs",
+    "still_valid",
+    "supported_suffixes",
+]

@@ -53,6 +53,8 @@ _SCHEMA = (
         sheet VARCHAR, page INTEGER, table_no INTEGER NOT NULL, caption VARCHAR, header_rows INTEGER NOT NULL,
         row_count BIGINT NOT NULL, first_sheet_row INTEGER, rows_exact BOOLEAN NOT NULL, columns VARCHAR NOT NULL)""",
     "CREATE SEQUENCE IF NOT EXISTS tq_table_ids START 1",
+    # every document put, tables or not: what the store holds for `officeqa check` (indexing/sinks.py)
+    "CREATE TABLE IF NOT EXISTS tq_documents (doc_id VARCHAR PRIMARY KEY)",
     """CREATE TABLE IF NOT EXISTS tq_values (
         table_id BIGINT NOT NULL, col INTEGER NOT NULL, value VARCHAR NOT NULL, norm VARCHAR NOT NULL,
         core VARCHAR NOT NULL, n BIGINT NOT NULL)""",
@@ -238,6 +240,7 @@ class TableStore:
                 con.execute("BEGIN TRANSACTION")
                 self._delete(con, doc_id)
                 stored = [info for info in self._put_tables(con, doc_id, str(path), document) if info is not None]
+                con.execute("INSERT INTO tq_documents VALUES (?)", [doc_id])
                 con.execute("COMMIT")
             except duckdb.Error as exc:
                 con.execute("ROLLBACK")
@@ -349,7 +352,17 @@ class TableStore:
             con.execute(f"DROP TABLE IF EXISTS t{table_id}")
             con.execute("DELETE FROM tq_values WHERE table_id = ?", [table_id])
         con.execute("DELETE FROM tq_tables WHERE doc_id = ?", [doc_id])
+        con.execute("DELETE FROM tq_documents WHERE doc_id = ?", [doc_id])
         return len(ids)
+
+    def doc_ids(self) -> set[str]:
+        """Every document put (with or without tables)."""
+        with self._lock:
+            con = self._connect()
+            found = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'tq_documents'")
+            if not found.fetchone()[0]:
+                return set()
+            return {str(r[0]) for r in con.execute("SELECT doc_id FROM tq_documents").fetchall()}
 
     # ------------------------------------------------------------ reading
 
@@ -413,6 +426,34 @@ class TableStore:
         """Fold the write-ahead log into the file (sizes are then comparable)."""
         with self._lock:
             self._connect().execute("CHECKPOINT")
+
+
+class TableSink:
+    """The table store as a per-document store of the knowledge base (``indexing.sinks.DocumentSink``).
+
+    Each call opens the DuckDB file, works and closes it again: DuckDB lets one process hold a file
+    for writing, and the server, ``officeqa index`` and ``officeqa ask`` may all run at once.
+    """
+
+    name = "tables"
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def put(self, doc_id: str, path: str, document: ParsedDocument) -> None:
+        with TableStore.from_settings(self.settings) as store:
+            store.put(doc_id, path, document)
+
+    def delete(self, doc_id: str) -> None:
+        if table_store_path(self.settings).exists():
+            with TableStore.from_settings(self.settings) as store:
+                store.delete(doc_id)
+
+    def doc_ids(self) -> set[str]:
+        if not table_store_path(self.settings).exists():
+            return set()
+        with TableStore.from_settings(self.settings, read_only=True) as store:
+            return store.doc_ids()
 
 
 def _table_name(block: Block, table_no: int, nth_in_sheet: int, in_sheet: int) -> str:

@@ -4,6 +4,7 @@
     ├── UnreadableDocument(path, kind, message)   a file that cannot be parsed
     ├── ConfigurationError                        bad settings or rule files
     ├── IndexConsistencyError                     stores disagree / mixed embedding models
+    │   └── StoreDamaged(file, reason, fix)         a store file cannot be read; says which command rebuilds it
     ├── DocumentNotFound                          remove/lookup of a path or id the registry lacks
     ├── ApiKeyNotFound                            `officeqa keys revoke` of an id the keys file lacks
     ├── InvalidFilter (also ValueError)           a search filter outside the field/operator whitelist
@@ -59,6 +60,20 @@ class ConfigurationError(OfficeQAError):
 
 class IndexConsistencyError(OfficeQAError):
     """The stores disagree, or an operation would make them disagree."""
+
+
+class StoreDamaged(IndexConsistencyError):
+    """A knowledge-base file (registry, vector store, BM25 index) is truncated or garbled.
+
+    The message is one line: the file, what is wrong with it, and the command that
+    rebuilds it from what survives.
+    """
+
+    def __init__(self, file: str, reason: str, fix: str) -> None:
+        super().__init__(f"{file} is damaged ({reason}); {fix}")
+        self.file = file
+        self.reason = reason
+        self.fix = fix
 
 
 class ModelUnavailable(OfficeQAError):

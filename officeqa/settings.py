@@ -253,6 +253,42 @@ class TablesSettings(BaseModel):
     )
 
 
+class JobsSettings(BaseModel):
+    """The ingestion job queue and its workers (``officeqa index``/``worker``/``watch``, the server)."""
+
+    workers: int = Field(
+        0, ge=0, le=64, description="Parse worker processes; 0 = one per CPU core minus one (at least 1)."
+    )
+    max_attempts: int = Field(
+        3, ge=1, le=20, description="Attempts of a job with transient failures (timeout, crash) before it fails."
+    )
+    retry_backoff_s: float = Field(
+        10.0, ge=0.0, le=3600.0, description="Wait before the first retry; doubled on every further attempt."
+    )
+    retry_backoff_max_s: float = Field(600.0, ge=0.0, le=86400.0, description="Longest wait between retries.")
+    max_interruptions: int = Field(
+        5,
+        ge=1,
+        le=100,
+        description="A job whose worker process died this many times (kill, power loss) fails as interrupted.",
+    )
+    lease_s: float = Field(
+        600.0,
+        ge=10.0,
+        le=86400.0,
+        description=(
+            "A RUNNING job of a worker on another host whose heartbeat is older than this is requeued "
+            "(workers on this host are checked by process id)."
+        ),
+    )
+    watch_poll: bool = Field(
+        False, description="officeqa watch polls the folders instead of using OS events (network shares)."
+    )
+    watch_poll_interval_s: float = Field(
+        2.0, ge=0.1, le=3600.0, description="Polling interval of officeqa watch when polling."
+    )
+
+
 class ServerSettings(BaseModel):
     """The HTTP server."""
 
@@ -299,6 +335,7 @@ class Settings(BaseSettings):
     server: ServerSettings = ServerSettings()
     summary: SummarySettings = SummarySettings()
     tables: TablesSettings = TablesSettings()
+    jobs: JobsSettings = JobsSettings()
 
 
 def _deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:

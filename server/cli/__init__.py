@@ -30,6 +30,7 @@ COMMAND_MODULES: list[str] = [
     "server.cli.parse_cmd",
     "server.cli.chunk_cmd",
     "server.cli.index_cmd",
+    "server.cli.jobs_cmd",
     "server.cli.eval_retrieval_cmd",
     "server.cli.ask_cmd",
     "server.cli.eval_cmd",

@@ -115,7 +115,7 @@ def test_unchanged_files_are_skipped_without_embedding_or_opening_stores(tmp_pat
         report = kb.index_paths([docs])
         assert len(report.skipped) == 2 and not (report.added or report.updated)
         assert second.embedded == 0
-        assert kb._vectors is None and kb._bm25 is None  # neither Chroma nor BM25 was even opened
+        assert kb._vectors is None and not kb.bm25_store.loaded  # neither Chroma nor BM25 was even opened
         assert_consistent(kb)
 
 
@@ -128,15 +128,18 @@ def test_the_bm25_index_survives_reopening(tmp_path: Path, docs: Path) -> None:
         assert [h.chunk_id for h in search(kb, "违约金", mode="hybrid")] == expected
         assert_consistent(kb)
         removed_ids = kb.registry.chunk_ids(kb.registry.get(str((docs / "contract.txt").resolve())).doc_id)
+        snapshot = kb.bm25_path.stat().st_mtime_ns
         kb.remove(str(docs / "contract.txt"))
-    assert kb.bm25_journal.exists()  # a removal appends to the journal instead of rewriting BM25
+    assert kb.bm25_path.stat().st_mtime_ns == snapshot  # a removal appends to the log instead of rewriting BM25
+    assert '"op":"del"' in kb.bm25_journal.read_text(encoding="utf-8")
     with KnowledgeBase(settings) as kb:
         assert not set(removed_ids) & kb.bm25.ids()
         assert_consistent(kb)
-        (docs / "contract.txt").write_text(CONTRACT, encoding="utf-8")  # the same chunk ids come back
-        kb.index_paths([docs])
+        # the same chunk ids come back (the file was removed, so it is named explicitly to lift the exclusion)
+        (docs / "contract.txt").write_text(CONTRACT, encoding="utf-8")
+        kb.index_paths([docs / "contract.txt"])
         assert set(removed_ids) <= kb.bm25.ids()
-    assert not kb.bm25_journal.exists()  # folded into the full save of the index run
+    assert len(kb.bm25_journal.read_text(encoding="utf-8").splitlines()) == 1  # folded: only the log header left
     with KnowledgeBase(settings) as kb:
         assert set(removed_ids) <= kb.bm25.ids()
         assert_consistent(kb)
@@ -182,6 +185,11 @@ def test_mixing_embedding_models_is_refused(tmp_path: Path, docs: Path) -> None:
         with pytest.raises(IndexConsistencyError, match="hash-ngram-256"):
             search(kb, "违约金", mode="dense")
         assert kb.check().model_problem is not None
+        # the refused job goes back to the queue untouched, for a worker with a usable configuration
+        assert [(Path(j.path).name, j.state, j.attempts) for j in kb.jobs.find()] == [
+            ("handbook.md", "PENDING", 0),
+            ("contract.txt", "DONE", 0),
+        ]
     with KnowledgeBase(settings, embedder=HashEmbedder(dim=256)) as kb:
         assert_consistent(kb)  # the refused run left the stores as they were
         assert [r.status for r in kb.registry.documents()] == [INDEXED]
@@ -192,7 +200,7 @@ def test_mixing_embedding_models_is_refused(tmp_path: Path, docs: Path) -> None:
     (docs / "gone.txt").unlink()
     with KnowledgeBase(settings, embedder=HashEmbedder(dim=128)) as kb:
         report = kb.reindex()
-        assert [Path(p).name for p in report.updated] == ["contract.txt"]
+        assert [Path(p).name for p in report.updated] == ["contract.txt", "handbook.md"]
         assert [Path(p).name for p in report.removed] == ["gone.txt"]
         assert kb.vectors.model == ("hash-ngram-128", 128)
         assert search(kb, "违约金", mode="dense")
@@ -236,7 +244,9 @@ def test_cli_index_status_check_search_remove(tmp_path: Path, docs: Path, monkey
     monkeypatch.setenv("OFFICEQA_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("OFFICEQA_EMBEDDING__BACKEND", "hash")
     assert main(["index", str(docs), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["added"] == 2
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert lines[-1]["event"] == "report" and lines[-1]["added"] == 2  # progress events first, the report last
+    assert [e["outcome"] for e in lines if e["event"] == "job"] == ["added", "added"]
     assert main(["status", "--json"]) == 0
     status = json.loads(capsys.readouterr().out)
     assert status["counts"] == {"indexed": 2} and status["embedding_model"] == "hash-ngram-256"
@@ -251,29 +261,40 @@ def test_cli_index_status_check_search_remove(tmp_path: Path, docs: Path, monkey
     # damage one store behind the registry's back: check must say so and exit 4
     with KnowledgeBase(make_settings(tmp_path)) as kb:
         victim = sorted(kb.bm25.ids())[0]
-        kb.bm25.remove([victim])
-        kb._bm25_dirty = True
+        kb.bm25_store.remove([victim])
     assert main(["check", "--json"]) == 4
     assert json.loads(capsys.readouterr().out)["missing_in_bm25"] == [victim]
+    assert main(["check", "--repair", "--json"]) == 0  # re-added from the vector store's text
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["clean"] is True
 
     assert main(["remove", str(docs / "contract.txt")]) == 0
     assert "removed:" in capsys.readouterr().out
 
 
-def test_a_file_that_times_out_is_recorded_and_the_batch_goes_on(tmp_path: Path, docs: Path, corpus_dir: Path) -> None:
-    """A parse stopped by parsing.timeout_s fails that file only; the others index normally."""
+def test_a_file_that_times_out_is_retried_then_failed_and_the_batch_goes_on(
+    tmp_path: Path, docs: Path, corpus_dir: Path
+) -> None:
+    """A parse over parsing.timeout_s is killed, retried (jobs.max_attempts), then FAILED with kind timeout."""
     slow = docs / "big-manual.pdf"
     slow.write_bytes((corpus_dir / "pdf" / "en_DA-619p.pdf").read_bytes())
     settings = make_settings(tmp_path)
     settings.parsing.timeout_s = 0.5
+    settings.jobs.max_attempts = 2
+    settings.jobs.retry_backoff_s = 0.0
+    events: list[dict] = []
     with KnowledgeBase(settings) as kb:
-        report = kb.index_paths([docs])
+        report = kb.index_paths([docs], on_event=events.append)
         assert [(Path(f.path).name, f.kind) for f in report.failed] == [("big-manual.pdf", "timeout")]
+        assert "gave up after 2 attempts" in report.failed[0].message
         assert len(report.added) == 2
         assert_consistent(kb)
         statuses = {Path(r.path).name: (r.status, r.error_kind) for r in kb.registry.documents()}
         assert statuses["big-manual.pdf"] == (FAILED, "timeout")
         assert statuses["contract.txt"][0] == INDEXED
+        job = kb.jobs.find(paths=[str(slow)])[0]
+        assert (job.state, job.attempts, job.error_kind) == ("FAILED", 2, "timeout")
+    pdf_states = [e["state"] for e in events if e.get("event") == "job" and e["path"].endswith(".pdf")]
+    assert pdf_states == ["RETRY", "FAILED"]
 
 
 def test_oversize_table_units_are_not_indexed_but_their_rows_are(tmp_path: Path) -> None:

@@ -1,0 +1,442 @@
+"""The ingestion job queue: one SQLite table, claimed by worker processes, safe under SIGKILL.
+
+Why a table in the registry's database (not a file of its own): a document's commit
+marks its job ``DONE`` in the same transaction that makes the document visible, so a
+crash can never leave a document committed with its job still RUNNING (which a restart
+would redo) or a job DONE whose document is missing. SQLite in WAL mode gives readers
+(``officeqa jobs``, the server) a consistent view while workers write.
+
+States and transitions (every transition is one transaction)::
+
+    PENDING --claim--> RUNNING --commit--> DONE
+       ^                  |  \\--permanent failure (encrypted, corrupt, empty...)--> FAILED
+       |                  |--transient failure (timeout, worker crash)--> RETRY --due--> (claimed again)
+       |                  |--attempts used up--> FAILED
+       \\--- the worker died (SIGKILL, power loss): requeued by the next worker to start ---/
+
+A claim is one ``UPDATE ... RETURNING`` inside ``BEGIN IMMEDIATE``, so two workers never
+get the same job. "One live job per document": a partial unique index allows a single
+PENDING/RUNNING/RETRY row per path; enqueueing a path that has one updates it (or, when
+it is RUNNING, asks for a re-run once it finishes).
+
+A RUNNING job records its worker as ``host|pid|start time|nonce``; a worker on this host
+whose process no longer exists (or is another process with a recycled pid) is dead, and
+one on another host is dead once its heartbeat is older than ``jobs.lease_s``.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+import time
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, fields
+from datetime import UTC, datetime
+from typing import Any
+
+from indexing.registry import Registry, damage_guard, db_path, from_db_path
+from indexing.walking import display_path
+from officeqa.settings import JobsSettings
+
+PENDING = "PENDING"
+RUNNING = "RUNNING"
+DONE = "DONE"
+FAILED = "FAILED"
+RETRY = "RETRY"
+STATES = (PENDING, RUNNING, DONE, FAILED, RETRY)
+LIVE = (PENDING, RUNNING, RETRY)
+
+KIND_INDEX = "index"
+KIND_REMOVE = "remove"
+KIND_SUMMARISE = "summarise"
+KINDS = (KIND_INDEX, KIND_REMOVE, KIND_SUMMARISE)
+
+INTERRUPTED = "interrupted"
+
+
+@dataclass(slots=True)
+class Job:
+    """One row of the ``jobs`` table."""
+
+    id: int
+    path: str
+    doc_hash: str | None
+    kind: str
+    state: str
+    force: int
+    source: str
+    attempts: int
+    interruptions: int
+    next_attempt_at: float
+    error_kind: str | None
+    error_message: str | None
+    outcome: str | None
+    chunks: int
+    rerun_kind: str | None
+    worker_id: str | None
+    created_at: float
+    updated_at: float
+    started_at: float | None
+    finished_at: float | None
+    heartbeat_at: float | None
+
+    @property
+    def live(self) -> bool:
+        return self.state in LIVE
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON shape of ``officeqa jobs --json`` (times as ISO-8601 UTC, the path shown escaped)."""
+        out: dict[str, Any] = {
+            "id": self.id,
+            "path": display_path(self.path),
+            "kind": self.kind,
+            "state": self.state,
+            "attempts": self.attempts,
+            "doc_hash": self.doc_hash,
+            "outcome": self.outcome,
+            "chunks": self.chunks,
+            "error_kind": self.error_kind,
+            "error_message": self.error_message,
+            "worker_id": self.worker_id,
+            "source": self.source,
+        }
+        for name in ("created_at", "updated_at", "started_at", "finished_at", "next_attempt_at"):
+            value = getattr(self, name)
+            out[name] = _iso(value) if value else None
+        return {k: v for k, v in out.items() if v not in (None, "")}
+
+
+_JOB_FIELDS = [f.name for f in fields(Job)]
+
+
+def _iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).replace(microsecond=0).isoformat()
+
+
+def _job(row: sqlite3.Row) -> Job:
+    values = dict(row)
+    values["path"] = from_db_path(values["path"])
+    return Job(**{k: values[k] for k in _JOB_FIELDS})
+
+
+# -- worker identity -------------------------------------------------------------------------
+def _process_start(pid: int) -> str | None:
+    """The start time of ``pid`` (clock ticks since boot, from /proc), or None when it does not exist.
+
+    With the pid, this tells a live worker from an unrelated process that reused its pid.
+    """
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            raw = fh.read()
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return ""
+    # The command name (field 2) may hold spaces and parentheses: split after its closing ')'.
+    rest = raw[raw.rfind(b")") + 2 :].split()
+    return rest[19].decode() if len(rest) > 19 else ""
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def new_worker_id() -> str:
+    """``host|pid|start|nonce`` of the calling process (one per worker pool)."""
+    pid = os.getpid()
+    return f"{socket.gethostname()}|{pid}|{_process_start(pid) or ''}|{uuid.uuid4().hex[:8]}"
+
+
+def worker_alive(worker_id: str | None, heartbeat_at: float | None, lease_s: float, now: float) -> bool:
+    """Is the worker that holds a RUNNING job still there?"""
+    if not worker_id:
+        return False
+    parts = worker_id.split("|")
+    if len(parts) < 3 or parts[0] != socket.gethostname():
+        return heartbeat_at is not None and now - heartbeat_at < lease_s
+    try:
+        pid = int(parts[1])
+    except ValueError:
+        return False
+    start = _process_start(pid)
+    if start is None:
+        return _pid_alive(pid) if not os.path.isdir("/proc") else False
+    return not parts[2] or not start or start == parts[2]
+
+
+class JobQueue:
+    """The ``jobs`` table of one registry; methods named ``*_in_tx`` run inside the caller's transaction."""
+
+    def __init__(
+        self, registry: Registry, settings: JobsSettings | None = None, clock: Callable[[], float] = time.time
+    ) -> None:
+        self.registry = registry
+        self.path = registry.path  # for damage messages
+        self.settings = settings or JobsSettings()
+        self.clock = clock
+
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        return self.registry.connection
+
+    # -- enqueue ----------------------------------------------------------------------------
+    @damage_guard
+    def enqueue(
+        self, path: str, kind: str = KIND_INDEX, doc_hash: str | None = None, force: bool = False, source: str = ""
+    ) -> int:
+        """Queue ``kind`` for ``path`` (one transaction); returns the id of the path's live job."""
+        with self.registry.transaction():
+            return self.enqueue_in_tx(path, kind, doc_hash, force, source)
+
+    @damage_guard
+    def enqueue_many(self, items: Iterable[tuple[str, str, str | None, bool]], source: str = "") -> list[int]:
+        """Queue ``(path, kind, doc_hash, force)`` items, 500 per transaction; returns the live job ids."""
+        ids: list[int] = []
+        batch: list[tuple[str, str, str | None, bool]] = []
+        for item in items:
+            batch.append(item)
+            if len(batch) >= 500:
+                ids.extend(self._enqueue_batch(batch, source))
+                batch = []
+        if batch:
+            ids.extend(self._enqueue_batch(batch, source))
+        return ids
+
+    def _enqueue_batch(self, batch: Sequence[tuple[str, str, str | None, bool]], source: str) -> list[int]:
+        with self.registry.transaction():
+            return [self.enqueue_in_tx(p, k, h, f, source) for p, k, h, f in batch]
+
+    def enqueue_in_tx(
+        self, path: str, kind: str = KIND_INDEX, doc_hash: str | None = None, force: bool = False, source: str = ""
+    ) -> int:
+        if kind not in KINDS:
+            raise ValueError(f"unknown job kind {kind!r}")
+        now = self.clock()
+        key = db_path(path)
+        row = self._conn.execute(
+            f"SELECT * FROM jobs WHERE path = ? AND state IN ({_marks(LIVE)})", (key, *LIVE)
+        ).fetchone()
+        if row is None:
+            cur = self._conn.execute(
+                "INSERT INTO jobs (path, doc_hash, kind, state, force, source, next_attempt_at, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (key, doc_hash, kind, PENDING, int(force), source, now, now, now),
+            )
+            return int(cur.lastrowid or 0)
+        job = _job(row)
+        if job.state == RUNNING:
+            # The file changed (or was removed) while a worker handles it: run again once it finishes.
+            self._conn.execute(
+                "UPDATE jobs SET rerun_kind = ?, force = max(force, ?), updated_at = ? WHERE id = ?",
+                (kind, int(force), now, job.id),
+            )
+            return job.id
+        attempts = job.attempts if (doc_hash is None or doc_hash == job.doc_hash) and kind == job.kind else 0
+        self._conn.execute(
+            "UPDATE jobs SET kind = ?, doc_hash = coalesce(?, doc_hash), force = max(force, ?), state = ?, "
+            "attempts = ?, next_attempt_at = ?, source = ?, updated_at = ? WHERE id = ?",
+            (kind, doc_hash, int(force), PENDING, attempts, now, source or job.source, now, job.id),
+        )
+        return job.id
+
+    # -- claim / heartbeat ----------------------------------------------------------------------
+    @damage_guard
+    def claim(self, worker_id: str, kinds: Sequence[str] = KINDS) -> Job | None:
+        """Take the oldest due PENDING/RETRY job for ``worker_id`` (one transaction), or None."""
+        now = self.clock()
+        with self.registry.transaction():
+            row = self._conn.execute(
+                "UPDATE jobs SET state = ?, worker_id = ?, started_at = ?, heartbeat_at = ?, updated_at = ? "
+                "WHERE id = (SELECT id FROM jobs WHERE state IN (?, ?) AND next_attempt_at <= ? "
+                f"AND kind IN ({_marks(kinds)}) ORDER BY next_attempt_at, id LIMIT 1) RETURNING *",
+                (RUNNING, worker_id, now, now, now, PENDING, RETRY, now, *kinds),
+            ).fetchone()
+        return _job(row) if row else None
+
+    @damage_guard
+    def heartbeat(self, worker_id: str) -> None:
+        now = self.clock()
+        with self.registry.transaction():
+            self._conn.execute(
+                "UPDATE jobs SET heartbeat_at = ? WHERE state = ? AND worker_id = ?", (now, RUNNING, worker_id)
+            )
+
+    # -- finishing --------------------------------------------------------------------------------
+    def is_mine_in_tx(self, job_id: int, worker_id: str) -> bool:
+        """Is ``job_id`` still RUNNING for ``worker_id``? (False once ``remove`` cancelled it or it was requeued.)"""
+        row = self._conn.execute("SELECT state, worker_id FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        return row is not None and row[0] == RUNNING and row[1] == worker_id
+
+    def done_in_tx(self, job: Job, outcome: str, chunks: int = 0, message: str | None = None) -> None:
+        """Mark ``job`` DONE inside the transaction that commits its effect; queue its re-run if one was asked."""
+        now = self.clock()
+        self._conn.execute(
+            "UPDATE jobs SET state = ?, outcome = ?, chunks = ?, error_kind = NULL, error_message = ?, "
+            "finished_at = ?, updated_at = ? WHERE id = ?",
+            (DONE, outcome, chunks, message, now, now, job.id),
+        )
+        self._rerun_in_tx(job)
+
+    def failed_in_tx(self, job: Job, kind: str, message: str, transient: bool) -> str:
+        """Record a failed attempt: RETRY with backoff while attempts remain (transient only), else FAILED."""
+        now = self.clock()
+        attempts = job.attempts + 1
+        if transient and attempts < self.settings.max_attempts:
+            delay = min(self.settings.retry_backoff_max_s, self.settings.retry_backoff_s * 2 ** (attempts - 1))
+            self._conn.execute(
+                "UPDATE jobs SET state = ?, attempts = ?, error_kind = ?, error_message = ?, next_attempt_at = ?, "
+                "worker_id = NULL, updated_at = ? WHERE id = ?",
+                (RETRY, attempts, kind, message, now + delay, now, job.id),
+            )
+            return RETRY
+        if transient:
+            message = f"{message} (gave up after {attempts} attempts: jobs.max_attempts)"
+        self._conn.execute(
+            "UPDATE jobs SET state = ?, attempts = ?, error_kind = ?, error_message = ?, outcome = 'failed', "
+            "finished_at = ?, updated_at = ? WHERE id = ?",
+            (FAILED, attempts, kind, message, now, now, job.id),
+        )
+        self._rerun_in_tx(job)
+        return FAILED
+
+    def _rerun_in_tx(self, job: Job) -> None:
+        row = self._conn.execute("SELECT rerun_kind, force FROM jobs WHERE id = ?", (job.id,)).fetchone()
+        if row is not None and row[0]:
+            self._conn.execute("UPDATE jobs SET rerun_kind = NULL WHERE id = ?", (job.id,))
+            self.enqueue_in_tx(job.path, row[0], None, bool(row[1]), job.source)
+
+    @damage_guard
+    def release(self, job: Job) -> None:
+        """Give a claimed job back untouched (the pool is stopping): PENDING again, no attempt counted."""
+        with self.registry.transaction():
+            self._conn.execute(
+                "UPDATE jobs SET state = ?, worker_id = NULL, updated_at = ? WHERE id = ? AND state = ?",
+                (PENDING, self.clock(), job.id, RUNNING),
+            )
+
+    def cancel_live_in_tx(self, path: str, reason: str) -> int:
+        """End the path's live job (``remove`` wins over a queued or running index job)."""
+        now = self.clock()
+        return self._conn.execute(
+            f"UPDATE jobs SET state = ?, outcome = 'cancelled', error_message = ?, rerun_kind = NULL, "
+            f"finished_at = ?, updated_at = ? WHERE path = ? AND state IN ({_marks(LIVE)})",
+            (DONE, reason, now, now, db_path(path), *LIVE),
+        ).rowcount
+
+    # -- crash recovery ---------------------------------------------------------------------------
+    @damage_guard
+    def requeue_dead(self, is_alive: Callable[[Job], bool] | None = None) -> list[Job]:
+        """RUNNING jobs whose worker died go back to the queue (or fail after ``max_interruptions``).
+
+        Not counted as a failed attempt of the file: the worker was killed, the file may be fine.
+        """
+        now = self.clock()
+        lease = self.settings.lease_s
+        alive = is_alive or (lambda job: worker_alive(job.worker_id, job.heartbeat_at, lease, now))
+        requeued: list[Job] = []
+        with self.registry.transaction():
+            rows = self._conn.execute("SELECT * FROM jobs WHERE state = ?", (RUNNING,)).fetchall()
+            for job in (_job(r) for r in rows):
+                if alive(job):
+                    continue
+                interruptions = job.interruptions + 1
+                message = f"the worker {job.worker_id} stopped while handling this job"
+                if interruptions >= self.settings.max_interruptions:
+                    self._conn.execute(
+                        "UPDATE jobs SET state = ?, interruptions = ?, error_kind = ?, error_message = ?, "
+                        "outcome = 'failed', finished_at = ?, updated_at = ? WHERE id = ?",
+                        (FAILED, interruptions, INTERRUPTED, f"{message} {interruptions} times", now, now, job.id),
+                    )
+                else:
+                    self._conn.execute(
+                        "UPDATE jobs SET state = ?, interruptions = ?, error_kind = ?, error_message = ?, "
+                        "worker_id = NULL, next_attempt_at = ?, updated_at = ? WHERE id = ?",
+                        (RETRY, interruptions, INTERRUPTED, f"{message}; requeued", now, now, job.id),
+                    )
+                requeued.append(job)
+        return requeued
+
+    # -- reads ----------------------------------------------------------------------------------------
+    @damage_guard
+    def get(self, job_id: int) -> Job | None:
+        row = self._conn.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        return _job(row) if row else None
+
+    @damage_guard
+    def get_many(self, job_ids: Iterable[int]) -> list[Job]:
+        wanted = sorted(set(job_ids))
+        out: list[Job] = []
+        for start in range(0, len(wanted), 500):
+            part = wanted[start : start + 500]
+            rows = self._conn.execute(f"SELECT * FROM jobs WHERE id IN ({_marks(part)})", part).fetchall()
+            out.extend(_job(r) for r in rows)
+        return out
+
+    @damage_guard
+    def live_for(self, path: str) -> Job | None:
+        row = self._conn.execute(
+            f"SELECT * FROM jobs WHERE path = ? AND state IN ({_marks(LIVE)})", (db_path(path), *LIVE)
+        ).fetchone()
+        return _job(row) if row else None
+
+    @damage_guard
+    def find(
+        self, states: Sequence[str] | None = None, paths: Sequence[str] | None = None, limit: int | None = None
+    ) -> list[Job]:
+        """Jobs newest first, filtered by state and/or path (the latest job of each path comes first)."""
+        clauses, params = [], []
+        if states:
+            clauses.append(f"state IN ({_marks(states)})")
+            params.extend(states)
+        if paths:
+            clauses.append(f"path IN ({_marks(paths)})")
+            params.extend(db_path(p) for p in paths)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        tail = f" LIMIT {int(limit)}" if limit else ""
+        rows = self._conn.execute(f"SELECT * FROM jobs {where} ORDER BY id DESC{tail}", params).fetchall()
+        return [_job(r) for r in rows]
+
+    @damage_guard
+    def counts(self) -> dict[str, int]:
+        return {r[0]: r[1] for r in self._conn.execute("SELECT state, count(*) FROM jobs GROUP BY state")}
+
+    @damage_guard
+    def next_due_in(self) -> float | None:
+        """Seconds until the next PENDING/RETRY job is due (0 when one is due now), None when none waits."""
+        row = self._conn.execute(
+            "SELECT min(next_attempt_at) FROM jobs WHERE state IN (?, ?)", (PENDING, RETRY)
+        ).fetchone()
+        if row is None or row[0] is None:
+            return None
+        return max(0.0, float(row[0]) - self.clock())
+
+
+def _marks(values: Sequence[Any]) -> str:
+    return ",".join("?" * len(values))
+
+
+__all__ = [
+    "DONE",
+    "FAILED",
+    "KINDS",
+    "KIND_INDEX",
+    "KIND_REMOVE",
+    "KIND_SUMMARISE",
+    "LIVE",
+    "PENDING",
+    "RETRY",
+    "RUNNING",
+    "STATES",
+    "Job",
+    "JobQueue",
+    "new_worker_id",
+    "worker_alive",
+]
