@@ -47,6 +47,7 @@ from indexing.jobs import KIND_INDEX, Job, JobQueue
 from indexing.locking import WriteLock
 from indexing.registry import DUPLICATE, FAILED, INDEXED, PENDING, REMOVED, DocumentRecord, Registry, now_iso
 from indexing.sinks import DocumentSink
+from indexing.table_store import TableSink
 from indexing.vector_store import CHROMA_FIX, VectorStore, chunk_metadata, fingerprint, probe
 from indexing.walking import absolute, display_path
 from officeqa.domain import Chunk, ParsedDocument
@@ -124,7 +125,7 @@ class Stores:
         self.jobs = JobQueue(self.registry, settings.jobs)
         self.lock = WriteLock(self.data_dir)
         self.bm25_store = BM25Store(self.data_dir)
-        self.sinks: list[DocumentSink] = []
+        self.sinks: list[DocumentSink] = [TableSink(settings)]  # tables as typed rows (exact table questions)
         self._embedder = embedder
         self._vectors: VectorStore | None = None
         self._seen_generation = -1
