@@ -58,7 +58,7 @@ import numpy as np
 from indexing.ingest import prepare, still_valid
 from indexing.jobs import DONE, FAILED, KIND_INDEX, KIND_REMOVE, KIND_SUMMARISE, Job, new_worker_id
 from indexing.parsing.guard import GuardedParser
-from indexing.registry import DocumentRecord, Registry
+from indexing.registry import INDEXED, REMOVED, DocumentRecord, Registry
 from indexing.stores import PreparedDocument, Stores
 from indexing.walking import NotARegularFile, display_path, file_sha256
 from officeqa.errors import ModelUnavailable, OfficeQAError, RefusalKind, UnreadableDocument
@@ -305,22 +305,27 @@ class WorkerPool:
         summariser.hand(job)
         return True
 
-    def _forget_trees(self, doc_ids: Iterable[str]) -> None:
+    def _forget_trees(self, doc_ids: Iterable[str], still_used: Callable[[str], bool] | None = None) -> None:
         """Removed or replaced documents lose their summary trees (a failure here only leaves a stale tree)."""
         from indexing.summary.worker import forget_trees
 
         try:
-            forget_trees(self.kb.settings, self.kb.registry, doc_ids)
+            forget_trees(self.kb.settings, doc_ids, still_used or self.kb.registry.is_indexed)
         except sqlite3.Error as exc:
             log.warning("could not delete summary trees of %s: %s", ", ".join(doc_ids), exc)
 
     def _remove(self, job: Job) -> bool:
-        """A remove job, or a vanished file: out of every store, and its summary tree deleted."""
+        """A remove job, or a vanished file: out of every store, its summary tree deleted first (so the tree is
+        gone when the job is DONE; a removal that then fails leaves an indexed document whose tree is rebuilt)."""
         record = self.kb.registry.get(job.path)
-        removed = self.kb.remove_path(job.path, job)
-        if removed and record is not None:
-            self._forget_trees([record.doc_id])
-        return removed
+        if record is not None and record.status != REMOVED:
+            registry = self.kb.registry
+
+            def elsewhere(doc_id: str) -> bool:
+                return any(r.status == INDEXED and r.path != job.path for r in registry.by_doc_id(doc_id))
+
+            self._forget_trees([record.doc_id], elsewhere)
+        return self.kb.remove_path(job.path, job)
 
     # -- steps ------------------------------------------------------------------------------------
     def _fill(self, assigned: dict[_Slot, list[Job]], waiting: list[_Waiting]) -> bool:

@@ -77,15 +77,16 @@ def _store_path(settings: Settings) -> Path:
     return Path(settings.data_dir) / settings.summary.store_file
 
 
-def forget_trees(settings: Settings, registry: Registry, doc_ids: Iterable[str]) -> list[str]:
-    """Delete the trees of ``doc_ids`` that no path indexes any more (removed, or replaced by a new version).
+def forget_trees(settings: Settings, doc_ids: Iterable[str], still_used: Callable[[str], bool]) -> list[str]:
+    """Delete the trees of ``doc_ids`` for which ``still_used(doc_id)`` is false (removed, or replaced by a
+    new version, and indexed by no other path).
 
     Their node summaries stay in the store (``summary.cache_days``): a document added back, or an edit
     that is reverted, reuses them. Returns the doc ids whose trees were deleted.
     """
     from indexing.summary.store import SummaryStore
 
-    gone = sorted({d for d in doc_ids if d and not registry.is_indexed(d)})
+    gone = sorted({d for d in doc_ids if d and not still_used(d)})
     path = _store_path(settings)
     if not gone or not path.exists():
         return []
@@ -206,7 +207,10 @@ class SummaryWorker(threading.Thread):
             self._yielded(jobs, job, stopped.why)
             return
         replaced = [t.doc_id for t in store.trees() if t.path == record.path and t.doc_id != record.doc_id]
-        forget_trees(self.settings, source.registry, replaced)
+        forget_trees(self.settings, replaced, source.registry.is_indexed)
+        if not source.registry.is_indexed(record.doc_id):
+            # removed while its tree was built (``officeqa remove``): the tree stored just now goes too
+            forget_trees(self.settings, [record.doc_id], source.registry.is_indexed)
         self._done(jobs, job, "summarised", _describe(report))
 
     def _model(self) -> OllamaGenerator | None:
