@@ -182,6 +182,10 @@ class JobQueue:
         self.path = registry.path  # for damage messages
         self.settings = settings or JobsSettings()
         self.clock = clock
+        #: Queue a ``summarise`` job for a document in the transaction that commits it (added or updated):
+        #: set by a worker pool that builds summary trees (``summary.on_index``), so a crash between the
+        #: commit and the follow-up cannot lose it.
+        self.summarise_indexed = False
 
     @property
     def _conn(self) -> sqlite3.Connection:
@@ -284,6 +288,8 @@ class JobQueue:
             (DONE, outcome, chunks, message, now, now, job.id),
         )
         self._rerun_in_tx(job)
+        if self.summarise_indexed and job.kind == KIND_INDEX and outcome in ("added", "updated"):
+            self._summarise_in_tx(job)
 
     def failed_in_tx(self, job: Job, kind: str, message: str, transient: bool) -> str:
         """Record a failed attempt: RETRY with backoff while attempts remain (transient only), else FAILED."""
@@ -312,6 +318,15 @@ class JobQueue:
         if row is not None and row[0]:
             self._conn.execute("UPDATE jobs SET rerun_kind = NULL WHERE id = ?", (job.id,))
             self.enqueue_in_tx(job.path, row[0], None, bool(row[1]), job.source)
+
+    def _summarise_in_tx(self, job: Job) -> None:
+        """Queue the summary tree of the document ``job`` just committed, unless the path has a live job
+        already (a re-run of the index job: its own commit queues the summary)."""
+        live = self._conn.execute(
+            f"SELECT 1 FROM jobs WHERE path = ? AND state IN ({_marks(LIVE)})", (db_path(job.path), *LIVE)
+        ).fetchone()
+        if live is None:
+            self.enqueue_in_tx(job.path, KIND_SUMMARISE, job.doc_hash, False, "indexed")
 
     @damage_guard
     def release(self, job: Job) -> None:
@@ -403,6 +418,27 @@ class JobQueue:
         tail = f" LIMIT {int(limit)}" if limit else ""
         rows = self._conn.execute(f"SELECT * FROM jobs {where} ORDER BY id DESC{tail}", params).fetchall()
         return [_job(r) for r in rows]
+
+    @damage_guard
+    def latest(self, kinds: Sequence[str] = KINDS) -> list[Job]:
+        """The newest job of each path among jobs of ``kinds`` (what a documents page shows), newest first."""
+        rows = self._conn.execute(
+            f"SELECT * FROM jobs WHERE id IN (SELECT max(id) FROM jobs WHERE kind IN ({_marks(kinds)}) "
+            "GROUP BY path) ORDER BY id DESC",
+            list(kinds),
+        ).fetchall()
+        return [_job(r) for r in rows]
+
+    @damage_guard
+    def live_counts(self) -> dict[str, dict[str, int]]:
+        """Live jobs (PENDING / RUNNING / RETRY) per kind and state: the queue's depth."""
+        out: dict[str, dict[str, int]] = {}
+        rows = self._conn.execute(
+            f"SELECT kind, state, count(*) FROM jobs WHERE state IN ({_marks(LIVE)}) GROUP BY kind, state", LIVE
+        )
+        for kind, state, count in rows:
+            out.setdefault(kind, {})[state] = count
+        return out
 
     @damage_guard
     def counts(self) -> dict[str, int]:

@@ -2,14 +2,14 @@
 
 Why a separate object: the server answers questions on request threads while documents
 are indexed in the same process. :class:`IngestService` runs one :class:`indexing.workers.WorkerPool`
-on a background thread with its own :class:`indexing.stores.Stores` (SQLite connections
+on a background thread with its own :class:`indexing.knowledge_base.KnowledgeBase` (SQLite connections
 belong to the thread that opened them), and every call from a request thread opens a
 short-lived registry connection of its own. Commits bump the registry's write generation,
 so the server's reading knowledge base picks new documents up on its next query.
 
-    service = IngestService(settings)
+    service = IngestService(settings, summarise=True)   # trees too (summary.on_index), at low priority
     service.start()                      # in the app's lifespan start-up
-    ids = service.enqueue([saved_upload])
+    ids = service.enqueue([saved_upload], doc_hashes=[its_sha256])
     service.jobs(paths=[saved_upload])   # PENDING / RUNNING / DONE / FAILED / RETRY, with errors
     service.stop()                       # in the lifespan's finally: jobs in flight go back to the queue
 """
@@ -30,6 +30,7 @@ from officeqa.settings import Settings
 if TYPE_CHECKING:
     from indexing.workers import WorkerPool
     from officeqa.embeddings import Embedder
+    from officeqa.generation import OllamaGenerator
 
 
 class IngestService:
@@ -41,11 +42,17 @@ class IngestService:
         embedder: Embedder | None = None,
         workers: int | None = None,
         on_event: Callable[[dict[str, Any]], None] | None = None,
+        summarise: bool = False,
+        generator: OllamaGenerator | None = None,
     ) -> None:
+        """``summarise``: build summary trees of indexed documents in the background (``summary.on_index``),
+        with ``generator`` when that setting is ``model``; see :class:`indexing.workers.WorkerPool`."""
         self.settings = settings
         self.embedder = embedder
         self.workers = workers
         self.on_event = on_event
+        self.summarise = summarise
+        self.generator = generator
         self._thread: threading.Thread | None = None
         self._pool: WorkerPool | None = None
         self._ready = threading.Event()
@@ -60,22 +67,36 @@ class IngestService:
             registry.close()
 
     # -- queue -----------------------------------------------------------------------------------
-    def enqueue(self, paths: Sequence[str | Path], force: bool = False, source: str = "api") -> list[int]:
+    def enqueue(
+        self, paths: Sequence[str | Path], force: bool = False, source: str = "api",
+        doc_hashes: Sequence[str | None] | None = None,
+    ) -> list[int]:
         """Queue files for indexing (e.g. saved uploads); returns their live job ids.
 
         Files named here are indexed even if they were ``remove``d before (naming a file
         lifts its exclusion). The worker hashes each file, so an unchanged one is skipped.
+        ``doc_hashes`` (the sha256 of each file, when the caller has it) is recorded on the
+        job, so a listing can name the document before it is indexed.
         """
         keys = [absolute(p) for p in paths]
+        hashes = list(doc_hashes) if doc_hashes is not None else [None] * len(keys)
         with self._queue() as jobs, jobs.registry.transaction():
             for key in keys:
                 jobs.registry.lift_exclusion(key)
-            return [jobs.enqueue_in_tx(key, KIND_INDEX, None, force, source) for key in keys]
+            return [jobs.enqueue_in_tx(key, KIND_INDEX, h, force, source) for key, h in zip(keys, hashes, strict=True)]
 
-    def enqueue_removal(self, paths: Sequence[str | Path], source: str = "api") -> list[int]:
-        """Queue removal of documents by path (a deleted upload)."""
-        with self._queue() as jobs:
-            return jobs.enqueue_many(((absolute(p), KIND_REMOVE, None, False) for p in paths), source=source)
+    def enqueue_removal(self, paths: Sequence[str | Path], source: str = "api", exclude: bool = False) -> list[int]:
+        """Queue removal of documents by path (a deleted upload).
+
+        ``exclude`` also records each path as an exclusion, as ``officeqa remove`` does, so a later
+        ``officeqa index`` of its folder does not bring the file back (for files indexed in place).
+        """
+        keys = [absolute(p) for p in paths]
+        with self._queue() as jobs, jobs.registry.transaction():
+            if exclude:
+                for key in keys:
+                    jobs.registry.exclude(key)
+            return [jobs.enqueue_in_tx(key, KIND_REMOVE, None, False, source) for key in keys]
 
     def jobs(
         self, states: Sequence[str] | None = None, paths: Sequence[str | Path] | None = None, limit: int | None = 100
@@ -88,6 +109,11 @@ class IngestService:
         """Number of jobs per state."""
         with self._queue() as jobs:
             return jobs.counts()
+
+    def depth(self) -> dict[str, dict[str, int]]:
+        """Live jobs (PENDING / RUNNING / RETRY) per kind and state."""
+        with self._queue() as jobs:
+            return jobs.live_counts()
 
     # -- background workers --------------------------------------------------------------------------
     @property
@@ -107,17 +133,19 @@ class IngestService:
             raise self._error
 
     def _run(self) -> None:
-        from indexing.stores import Stores
+        from indexing.knowledge_base import KnowledgeBase
         from indexing.workers import WorkerPool
 
         try:
-            stores = Stores(self.settings, self.embedder)
+            # The knowledge base (not bare Stores): its sinks (the table store) commit with each document too.
+            stores = KnowledgeBase(self.settings, self.embedder)
         except BaseException as exc:  # noqa: BLE001 - re-raised by start() on the caller's thread
             self._error = exc
             self._ready.set()
             return
         try:
-            self._pool = WorkerPool(stores, workers=self.workers, on_event=self.on_event)
+            self._pool = WorkerPool(stores, workers=self.workers, on_event=self.on_event,
+                                    summarise=self.summarise, generator=self.generator)
             self._ready.set()
             self._pool.run()
         finally:

@@ -23,6 +23,15 @@ I/O error is retried with exponential backoff (``jobs.retry_backoff_s``) up to
 requeues (:meth:`indexing.jobs.JobQueue.requeue_dead`); their documents were either
 committed (and their jobs DONE, in the same transaction) or not at all.
 
+Summary trees (``summarise`` jobs, ``summary.on_index``): a pool created with
+``summarise=True`` (the server, ``officeqa worker``/``watch``) queues a summarise job in the
+transaction that commits each added or updated document, and runs those jobs on one more
+thread (:class:`indexing.summary.worker.SummaryWorker`) at low priority: the coordinator hands
+it a job only when it has no index or remove work, and makes it yield (the job goes back to
+the queue, its finished nodes stay stored) as soon as it claims new index work. A pool without
+it (``officeqa index`` in the foreground) leaves summarise jobs in the queue for one that has
+it. Every pool deletes the trees of the documents it removes or replaces.
+
 Progress: every finished job is reported to ``on_event`` as a dict (``{"event": "job",
 "job_id", "path", "state", "outcome", "chunks", ...}``); :class:`ProgressBar` draws files,
 chunks, rate and ETA on stderr.
@@ -31,27 +40,35 @@ chunks, rate and ETA on stderr.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import queue
 import re
+import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from indexing.ingest import prepare, still_valid
-from indexing.jobs import DONE, FAILED, KIND_INDEX, KIND_REMOVE, Job, new_worker_id
+from indexing.jobs import DONE, FAILED, KIND_INDEX, KIND_REMOVE, KIND_SUMMARISE, Job, new_worker_id
 from indexing.parsing.guard import GuardedParser
-from indexing.registry import DocumentRecord, Registry
+from indexing.registry import INDEXED, REMOVED, DocumentRecord, Registry
 from indexing.stores import PreparedDocument, Stores
 from indexing.walking import NotARegularFile, display_path, file_sha256
 from officeqa.errors import ModelUnavailable, OfficeQAError, RefusalKind, UnreadableDocument
 from officeqa.settings import Settings
+
+if TYPE_CHECKING:
+    from indexing.summary.worker import SummaryWorker
+    from officeqa.generation import OllamaGenerator
+
+log = logging.getLogger(__name__)
 
 _HEARTBEAT_EVERY_S = 30.0
 _REQUEUE_EVERY_S = 60.0
@@ -61,6 +78,7 @@ _PREFETCH = 2  # jobs handed to a slot at once: it parses the next file while th
 _COMMIT_GROUP = 32  # documents committed together at most...
 _COMMIT_DELAY_S = 1.0  # ...and a finished document waits at most this long for others to join its commit
 _CRASH = re.compile(r"worker exit code (-?\d+|None)")
+_COORDINATOR_KINDS = (KIND_INDEX, KIND_REMOVE)  # summarise jobs go to the summary thread, when idle
 
 Event = dict[str, Any]
 
@@ -187,11 +205,20 @@ class WorkerPool:
     """Slots + a coordinator over one knowledge base (see the module docstring)."""
 
     def __init__(
-        self, kb: Stores, workers: int | None = None, on_event: Callable[[Event], None] | None = None
+        self,
+        kb: Stores,
+        workers: int | None = None,
+        on_event: Callable[[Event], None] | None = None,
+        summarise: bool = False,
+        generator: OllamaGenerator | None = None,
     ) -> None:
+        """``summarise``: queue and build summary trees (see the module docstring); ``generator`` is used
+        for them when ``summary.on_index`` is ``model`` and it answers."""
         self.kb = kb
         self.size = max(1, workers or default_workers(kb.settings))
         self.on_event = on_event
+        self.summarise = summarise and kb.settings.summary.on_index != "off"
+        self.generator = generator
         self.worker_id = new_worker_id()
         self._stop = threading.Event()
         self._model_checked = False
@@ -209,6 +236,7 @@ class WorkerPool:
         """Work until :meth:`stop`, or until ``until()`` is true while nothing is in flight here."""
         kb = self.kb
         kb.jobs.requeue_dead()
+        summariser = self._start_summariser()
         outbox: queue.Queue[tuple[_Slot, _Outcome]] = queue.Queue()
         slots = [_Slot(i, kb.settings, outbox) for i in range(self.size)]
         for slot in slots:
@@ -219,6 +247,8 @@ class WorkerPool:
         try:
             while not self._stop.is_set():
                 claimed = self._fill(assigned, waiting)
+                if claimed and summariser is not None and summariser.busy:
+                    summariser.preempt.set()  # index work first: the tree resumes from its stored nodes later
                 busy = any(assigned.values())
                 results = self._collect(outbox, block=busy and not waiting)
                 for slot, outcome in results:
@@ -229,7 +259,7 @@ class WorkerPool:
                     self._embed_step(waiting)
                 self._commit_ready(force=not waiting and not any(assigned.values()) and not outbox.qsize())
                 now = time.monotonic()
-                if busy and now - last_beat > _HEARTBEAT_EVERY_S:
+                if (busy or (summariser is not None and summariser.busy)) and now - last_beat > _HEARTBEAT_EVERY_S:
                     kb.jobs.heartbeat(self.worker_id)
                     last_beat = now
                 if now - last_requeue > _REQUEUE_EVERY_S:
@@ -237,14 +267,65 @@ class WorkerPool:
                     last_requeue = now
                 if busy or waiting or claimed or results or self._ready:
                     continue
+                if summariser is not None and not summariser.busy and self._hand_summary(summariser):
+                    continue
                 if until is not None and until():
                     break
-                due = kb.jobs.next_due_in()
+                due = None if summariser is not None and summariser.busy else kb.jobs.next_due_in()
                 self._stop.wait(_IDLE_POLL_S if due is None else min(max(due, 0.05), _IDLE_POLL_S))
             if self._ready:  # stopped on request: what is embedded is committed, not redone
                 self._commit_ready(force=True)
         finally:
-            self._shutdown(slots, assigned, waiting)
+            try:
+                self._shutdown(slots, assigned, waiting)
+            finally:
+                if summariser is not None:
+                    summariser.stop()
+                    kb.jobs.summarise_indexed = False
+
+    # -- summary trees ------------------------------------------------------------------------------
+    def _start_summariser(self) -> SummaryWorker | None:
+        if not self.summarise:
+            return None
+        from indexing.summary.worker import SummaryWorker
+
+        summariser = SummaryWorker(
+            self.kb.settings, self.worker_id, self.generator,
+            emit=lambda job, state, outcome, error: self._emit(job, state, outcome, error=error),
+        )
+        summariser.start()
+        self.kb.jobs.summarise_indexed = True  # commits queue a summarise job with the document
+        return summariser
+
+    def _hand_summary(self, summariser: SummaryWorker) -> bool:
+        """Nothing else to do: give the summary thread the oldest due summarise job, if any."""
+        job = self.kb.jobs.claim(self.worker_id, kinds=(KIND_SUMMARISE,))
+        if job is None:
+            return False
+        summariser.hand(job)
+        return True
+
+    def _forget_trees(self, doc_ids: Iterable[str], still_used: Callable[[str], bool] | None = None) -> None:
+        """Removed or replaced documents lose their summary trees (a failure here only leaves a stale tree)."""
+        from indexing.summary.worker import forget_trees
+
+        try:
+            forget_trees(self.kb.settings, doc_ids, still_used or self.kb.registry.is_indexed)
+        except sqlite3.Error as exc:
+            log.warning("could not delete summary trees of %s: %s", ", ".join(doc_ids), exc)
+
+    def _remove(self, job: Job) -> bool:
+        """A remove job, or a vanished file: out of every store, its summary tree deleted first (so the tree is
+        gone when the job is DONE; a removal that then fails leaves an indexed document whose tree is rebuilt)."""
+        record = self.kb.registry.get(job.path)
+        if record is not None and record.status != REMOVED:
+            registry = self.kb.registry
+
+            def elsewhere(doc_id: str) -> bool:
+                return any(r.status == INDEXED and r.path != job.path for r in registry.by_doc_id(doc_id))
+
+            self._forget_trees([record.doc_id], elsewhere)
+        return self.kb.remove_path(job.path, job)
 
     # -- steps ------------------------------------------------------------------------------------
     def _fill(self, assigned: dict[_Slot, list[Job]], waiting: list[_Waiting]) -> bool:
@@ -261,12 +342,12 @@ class WorkerPool:
             free = [slot for slot, jobs in assigned.items() if len(jobs) < _PREFETCH]
             if not free or sum(len(w.doc.chunks) - w.filled for w in waiting) >= limit:
                 break
-            job = self.kb.jobs.claim(self.worker_id)
+            job = self.kb.jobs.claim(self.worker_id, kinds=_COORDINATOR_KINDS)
             if job is None:
                 break
             claimed = True
             if job.kind == KIND_REMOVE:
-                removed = self.kb.remove_path(job.path, job)
+                removed = self._remove(job)
                 self._emit(job, DONE, "removed" if removed else "unchanged")
                 continue
             if job.kind != KIND_INDEX:
@@ -297,7 +378,7 @@ class WorkerPool:
             self.kb.finish_job(job, "unchanged")
             self._emit(job, DONE, "unchanged")
         elif outcome.kind == "gone":
-            removed = self.kb.remove_path(job.path, job)
+            removed = self._remove(job)
             if not removed:
                 self.kb.finish_job(job, "gone", "the file no longer exists")
             self._emit(job, DONE, "removed" if removed else "gone")
@@ -367,6 +448,9 @@ class WorkerPool:
         for item, outcome in zip(ready, outcomes, strict=True):
             chunks = len(item.doc.chunks) if outcome in ("added", "updated") else 0
             self._emit(item.job, DONE, outcome, chunks=chunks)
+        replaced = [i.doc.replaces for i, o in zip(ready, outcomes, strict=True) if o == "updated" and i.doc.replaces]
+        if replaced:
+            self._forget_trees(replaced)
 
     def _emit(
         self, job: Job, state: str, outcome: str | None, chunks: int = 0, error: tuple[str, str] | None = None

@@ -196,6 +196,15 @@ class SummarySettings(BaseModel):
             "an edit that is reverted, or a document summarised after re-indexing, reuses them."
         ),
     )
+    on_index: Literal["off", "extractive", "model"] = Field(
+        "extractive",
+        description=(
+            "After a document is indexed by a background worker (the server, officeqa worker/watch), a "
+            "'summarise' job builds its tree at low priority: 'extractive' (no model), 'model' (the generator "
+            "when it answers, else extractive; officeqa summarize upgrades later), 'off' (trees are built by "
+            "the first global question or officeqa summarize)."
+        ),
+    )
 
 
 class RulesSettings(BaseModel):

@@ -2,7 +2,7 @@
 
 Each handler picks the knowledge base (header ``X-Knowledge-Base`` or ``?kb=``), checks the
 key's right in a guard (before the body is read), and calls one function of
-:mod:`server.uploads`, :mod:`server.documents` or the ingestion worker.
+:mod:`server.uploads`, :mod:`server.documents` or the job queue (:mod:`server.ingest`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,16 @@ from litestar.params import Body, Parameter
 
 from indexing.parsing import SUPPORTED_SUFFIXES
 from server.access import kb_of, require_key, require_write, resources_of
-from server.documents import MetricsCache, chunk_preview, document_metrics, list_documents, resolve_document
+from server.documents import (
+    MetricsCache,
+    chunk_preview,
+    document_metrics,
+    job_json,
+    job_state,
+    list_documents,
+    live_paths,
+    resolve_document,
+)
 from server.uploads import MIB, UploadLimits, store_uploads
 
 _metrics = MetricsCache()
@@ -43,9 +52,11 @@ async def upload(
 ) -> dict[str, Any]:
     """Store each file of the multipart field ``files`` in the knowledge base's uploads folder and queue it.
 
-    The answer lists, per file, its document id (the sha256 of its bytes) and its job. A request
-    with any refused file (bad name, empty, too large, unsupported type, zip bomb) stores nothing
-    and answers 4xx with every refused file named. The guard checks the key before the body is read.
+    The answer lists, per file, its document id (the sha256 of its bytes), its state (``queued``) and
+    its job in the queue (``PENDING``; poll ``GET /api/documents`` until the document is ``indexed``).
+    A request with any refused file (bad name, empty, too large, unsupported type, zip bomb) stores
+    nothing and answers 4xx with every refused file named. The guard checks the key before the body
+    is read.
     """
     resources = resources_of(request)
     kb = kb_of(request, write=True)
@@ -54,31 +65,41 @@ async def upload(
         store_uploads, [(f.filename, f.file) for f in data.files], resources.knowledge_bases.uploads(kb), limits,
         SUPPORTED_SUFFIXES,
     )
-    jobs = resources.ingest.enqueue(kb, [(s.path, s.sha256) for s in stored])
+    jobs = await asyncio.to_thread(resources.ingest.enqueue, kb, stored)
     return {"knowledge_base": kb, "documents": [
-        {"file": s.name, "doc_id": s.sha256, "size": s.size, "state": job.state, "job": job.to_json()}
+        {"file": s.name, "doc_id": s.sha256, "size": s.size, "state": job_state(job), "job": job_json(job)}
         for s, job in zip(stored, jobs, strict=True)]}
 
 
 @get("/api/documents", guards=[require_key], tags=["documents"], summary="Documents with their states")
 async def documents(request: Request) -> dict[str, Any]:
-    """Every document of the knowledge base with its state (queued, indexing, indexed, failed, duplicate),
-    chunk count and, for a failed one, the error kind and message."""
+    """Every document of the knowledge base with its state (queued, indexing, removing, indexed, failed,
+    duplicate), chunk count, error kind and message, its latest job (state, attempts, error) and its
+    summary tree's job; ``queue`` counts the knowledge base's live jobs."""
     resources = resources_of(request)
     kb = kb_of(request)
-    jobs = resources.ingest.jobs(kb)
-    items = await resources.pool.call(kb, lambda service: list_documents(service.kb, jobs))
-    return {"knowledge_base": kb, "documents": items, "queue": resources.ingest.depth(kb)}
+    items = await resources.pool.call(kb, lambda service: list_documents(service.kb))
+    depth = await asyncio.to_thread(resources.ingest.depth, [kb])
+    return {"knowledge_base": kb, "documents": items, "queue": depth[kb]}
 
 
 @delete("/api/documents/{doc_id:str}", guards=[require_write], status_code=200, tags=["documents"],
-        summary="Delete a document from every store (its uploaded copy too)")
-async def delete_document(request: Request, doc_id: str) -> dict[str, Any]:
+        summary="Delete a document from every store (its uploaded copy and summary tree too), through the queue")
+async def delete_document(request: Request, doc_id: str) -> Response[dict[str, Any]]:
+    """Queue the removal of the document's paths and wait for it: 200 ``removed`` once the workers ran it,
+    202 ``removing`` (with the jobs) when it is still queued after ``server.ingest.REMOVE_WAIT_S``."""
     resources = resources_of(request)
     kb = kb_of(request, write=True)
-    found = await resources.pool.call(kb, lambda service: resolve_document(service.kb, doc_id))
-    removed = await asyncio.wrap_future(resources.ingest.remove(kb, found, resources.knowledge_bases.uploads(kb)))
-    return {"knowledge_base": kb, "doc_id": found, "state": "removed", "removed": removed}
+
+    def find(service: Any) -> tuple[str, list[str]]:
+        found = resolve_document(service.kb, doc_id)
+        return found, live_paths(service.kb, found)
+
+    found, paths = await resources.pool.call(kb, find)
+    finished, jobs = await resources.ingest.remove(kb, paths, resources.knowledge_bases.uploads(kb))
+    body = {"knowledge_base": kb, "doc_id": found, "state": "removed" if finished else "removing",
+            "removed": paths, "jobs": [job_json(j) for j in jobs]}
+    return Response(content=body, status_code=200 if finished else 202)
 
 
 @get("/api/documents/{doc_id:str}/chunks", guards=[require_key], tags=["documents"],

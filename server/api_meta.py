@@ -74,7 +74,8 @@ def _store_status(service: Any) -> dict[str, Any]:
 @get("/api/health", tags=["meta"], summary="Stores, embedder, Ollama and queue state")
 async def health(request: Request) -> dict[str, Any]:
     """Always answers (load balancers call it without a key); knowledge-base details only for a key that
-    may read them (every one in local mode)."""
+    may read them (every one in local mode). ``queue``: live jobs of the job queue over every knowledge base
+    (``depth``: all; ``queued``/``running``/``retry``: documents to index or remove; ``summaries``: trees)."""
     resources = resources_of(request)
     try:
         access = authenticate(request, resources.keys)
@@ -82,9 +83,11 @@ async def health(request: Request) -> dict[str, Any]:
     except NotAuthenticated:
         visible = []
     model = await asyncio.to_thread(_model_status, resources)
+    depth = await asyncio.to_thread(resources.ingest.depth)
     stores = {}
     for name in visible:
-        stores[name] = await resources.pool.call(name, _store_status)
+        stores[name] = {**await resources.pool.call(name, _store_status), "queue": depth[name]}
+    totals = {key: sum(d[key] for d in depth.values()) for key in ("depth", "queued", "running", "retry", "summaries")}
     embedder = resources.embedder
     return {
         "status": "ok",
@@ -92,8 +95,7 @@ async def health(request: Request) -> dict[str, Any]:
         "knowledge_bases": stores,
         "embedder": {"backend": resources.settings.embedding.backend, "name": embedder.name, "dim": embedder.dim},
         "ollama": model,
-        "queue": {**resources.ingest.depth(), "answer_threads": resources.pool.size,
-                  "answer_threads_busy": resources.pool.busy},
+        "queue": {**totals, "answer_threads": resources.pool.size, "answer_threads_busy": resources.pool.busy},
     }
 
 

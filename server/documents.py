@@ -1,72 +1,115 @@
-"""What the documents API shows, composed from the registry, the stores and the ingestion jobs.
+"""What the documents API shows, composed from the registry, the stores and the job queue.
 
-These functions run on an answer thread with that thread's knowledge-base handle; they return
+These functions run on an answer thread with that thread's knowledge-base handle (whose job
+queue is the same SQLite file the workers write, so states survive a restart); they return
 plain JSON-ready data and never parse source files (the chunk preview re-chunks the STORED
 parsed document to report the chunking quality metrics, cached per document).
+
+A document's ``state`` (what the web client shows) comes from the registry row, or from the
+path's live job while one runs: ``queued`` (PENDING, or RETRY after a transient failure: its
+error is shown), ``indexing`` (RUNNING), ``removing``; then ``indexed``, ``failed`` or
+``duplicate``. ``job`` is the path's latest index or remove job as the queue holds it
+(state PENDING/RUNNING/DONE/FAILED/RETRY, attempts, error kind and message); ``summary`` the
+latest summarise job (the document's summary tree, built in the background).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
 from dataclasses import asdict
+from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from indexing.chunking.metrics import SENTENCE_FINAL
+from indexing.jobs import FAILED, KIND_INDEX, KIND_REMOVE, KIND_SUMMARISE, RETRY, RUNNING, Job
 from indexing.registry import REMOVED, DocumentRecord
 from officeqa.errors import DocumentNotFound
-from server.ingest import FAILED, RUNNING, Job
 
 if TYPE_CHECKING:
     from indexing.knowledge_base import KnowledgeBase
     from officeqa.settings import ChunkingSettings
 
-#: registry status -> the state the API shows (a live job shows queued/indexing instead)
+#: registry status -> the state the API shows (a live job shows queued/indexing/removing instead)
 _STATES = {"indexed": "indexed", "failed": "failed", "duplicate": "duplicate", "pending": "queued"}
 _METRICS_CACHE = 64
 
 
-def _entry(record: DocumentRecord | None, job: Job | None) -> dict[str, Any] | None:
-    """One document as the API shows it: a live job wins (queued/indexing), then the registry row; a path with
-    neither a row nor a live job is shown only when its last job failed."""
+def _iso(seconds: float | None) -> str | None:
+    return datetime.fromtimestamp(seconds, UTC).replace(microsecond=0).isoformat() if seconds else None
+
+
+def job_json(job: Job | None) -> dict[str, Any] | None:
+    """A job as the API shows it: the queue's state, attempts, outcome and error (kind and message)."""
+    if job is None:
+        return None
+    out: dict[str, Any] = {"id": job.id, "kind": job.kind, "state": job.state, "attempts": job.attempts,
+                           "outcome": job.outcome, "error": None, "updated_at": _iso(job.updated_at)}
+    if job.error_kind:
+        out["error"] = {"kind": job.error_kind, "message": job.error_message}
+    elif job.error_message:
+        out["note"] = job.error_message  # e.g. a summary's "24 nodes, 0 model calls", a cancelled job's reason
+    if job.state == RETRY:
+        out["retry_at"] = _iso(job.next_attempt_at)
+    return out
+
+
+def job_state(job: Job) -> str:
+    """The document state a live job stands for."""
+    if job.kind == KIND_REMOVE:
+        return "removing"
+    return "indexing" if job.state == RUNNING else "queued"
+
+
+def _entry(record: DocumentRecord | None, job: Job | None, summary: Job | None) -> dict[str, Any] | None:
+    """One document as the API shows it: a live job wins (queued/indexing/removing), then the registry row; a
+    path with no row is shown only while its job is live (an upload waiting for its worker)."""
+    live = job is not None and job.live
     out: dict[str, Any]
     if record is not None:
         out = {"doc_id": record.doc_id, "path": record.path, "file_type": record.file_type, "size": record.size,
                "state": _STATES.get(record.status, record.status), "chunks": record.chunk_count,
                "indexed_at": record.indexed_at, "error": None}
-        if record.status == "failed":
+        if record.status == "failed" or (record.error_kind and not live):
+            # failed, or indexed while its changed file cannot be read (the previous version stays)
             out["error"] = {"kind": record.error_kind, "message": record.error_message}
         if record.status == "duplicate":
             out["note"] = record.error_message
-    elif job is not None and (job.live or job.state == FAILED):
-        out = {"doc_id": job.doc_id, "path": job.path, "file_type": PurePath(job.path).suffix.lstrip(".").lower(),
-               "size": None, "state": "failed", "chunks": 0, "indexed_at": None, "error": None}
+    elif live and job is not None and job.kind == KIND_INDEX:
+        out = {"doc_id": job.doc_hash or "", "path": job.path,
+               "file_type": PurePath(job.path).suffix.lstrip(".").lower(), "size": None, "state": "queued",
+               "chunks": 0, "indexed_at": None, "error": None}
     else:
         return None
-    if job is not None and job.live:
-        out.update(doc_id=job.doc_id or out["doc_id"], state="indexing" if job.state == RUNNING else "queued",
-                   error=None)
-    elif job is not None and job.state == FAILED and (record is None or job.doc_id != record.doc_id):
-        # the upload was refused; an earlier version of the same file may still be indexed (state says so)
+    if live and job is not None:
+        out["state"] = job_state(job)
+        if job.kind == KIND_INDEX:
+            out["doc_id"] = job.doc_hash or out["doc_id"]
+        out["error"] = {"kind": job.error_kind, "message": job.error_message} if job.state == RETRY else None
+    elif job is not None and job.state == FAILED and out["error"] is None:
         out["error"] = {"kind": job.error_kind, "message": job.error_message}
     if out["state"] != "indexed":
         out["chunks"] = 0
     out["name"] = PurePath(out["path"]).name
-    out["job"] = job.to_json() if job is not None else None
+    out["job"] = job_json(job)
+    out["summary"] = job_json(summary)
     return out
 
 
-def list_documents(kb: KnowledgeBase, jobs: Sequence[Job]) -> list[dict[str, Any]]:
+def list_documents(kb: KnowledgeBase) -> list[dict[str, Any]]:
     """Every document that is not removed, with its state; files still waiting for their job come too."""
-    latest: dict[str, Job] = {}
-    for job in jobs:  # newest first: keep the newest job per path
-        if job.kind == "index":
-            latest.setdefault(job.path, job)
+    latest = {j.path: j for j in kb.jobs.latest(kinds=(KIND_INDEX, KIND_REMOVE))}
+    summaries = {j.path: j for j in kb.jobs.latest(kinds=(KIND_SUMMARISE,))}
     records = {r.path: r for r in kb.registry.documents() if r.status != REMOVED}
-    entries = [_entry(records.get(path), latest.get(path)) for path in sorted(set(records) | set(latest))]
+    entries = [_entry(records.get(path), latest.get(path), summaries.get(path))
+               for path in sorted(set(records) | set(latest))]
     return [e for e in entries if e is not None]
+
+
+def live_paths(kb: KnowledgeBase, doc_id: str) -> list[str]:
+    """The paths that hold document ``doc_id`` (one, or more when the same bytes were uploaded twice)."""
+    return [r.path for r in kb.registry.by_doc_id(doc_id) if r.status != REMOVED]
 
 
 def resolve_document(kb: KnowledgeBase, ref: str) -> str:
@@ -157,4 +200,5 @@ def chunk_preview(
             "limit": limit, "chunks": chunks}
 
 
-__all__ = ["MetricsCache", "chunk_preview", "document_metrics", "list_documents", "resolve_document"]
+__all__ = ["MetricsCache", "chunk_preview", "document_metrics", "job_json", "job_state", "list_documents",
+           "live_paths", "resolve_document"]

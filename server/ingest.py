@@ -1,223 +1,146 @@
-"""Uploads are indexed in the background: one ingestion thread, its own knowledge-base handles,
-jobs with states the documents page shows.
+"""Uploads go through the durable job queue: one :class:`indexing.service.IngestService` per knowledge base.
 
-Why one thread with its own handles: writes to a knowledge base (registry, Chroma, BM25) must
-not interleave, and the answer threads must never wait for a slow parse. The thread drains every
-queued job of a knowledge base into ONE ``index_paths`` run (one parser process, full embedding
-batches), saves the stores, then moves the knowledge base's generation so the answer threads
-reopen their handles and see the new documents. Job states: ``queued`` -> ``running`` ->
-``done`` | ``failed`` (with the refusal kind and message); the registry keeps the outcome after
-a restart, the job list is this process's memory.
+Why the queue (and not a thread of the server's own): a job is a row in the knowledge base's
+registry, so what was uploaded and not yet indexed survives a restart or a crash (the next
+start finds the rows and finishes them), every state the documents page shows (PENDING,
+RUNNING, DONE, FAILED, RETRY, with attempts, error kind and message) is the table's, and the
+server, ``officeqa worker`` and ``officeqa index`` share one queue and one commit protocol.
+
+Each knowledge base's workers run in the server process, in the background (``jobs.*``: parse
+processes per knowledge base, retries, time limits); they build summary trees too
+(``summary.on_index``), after index work. After every index or remove job the knowledge
+base's write generation moves, so the answer threads reopen their handles before the next
+question and see the new documents.
 """
 
 from __future__ import annotations
 
-import itertools
+import asyncio
 import logging
-import queue
-import threading
 import time
-from collections import OrderedDict
-from collections.abc import Callable
-from concurrent.futures import Future
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from officeqa.errors import OfficeQAError
+from indexing.jobs import KIND_INDEX, KIND_REMOVE, KIND_SUMMARISE, PENDING, RETRY, RUNNING, Job
+from indexing.service import IngestService
 
 if TYPE_CHECKING:
-    from indexing.knowledge_base import KnowledgeBase
+    from officeqa.embeddings import Embedder
+    from officeqa.generation import OllamaGenerator
+    from officeqa.settings import Settings
+    from server.uploads import StoredUpload
 
 log = logging.getLogger(__name__)
 
-QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
-_KEEP_FINISHED = 2000
+#: how long DELETE waits for its removal job before it answers "queued" (202) instead of "removed"
+REMOVE_WAIT_S = 60.0
+_POLL_S = 0.05
 
 
-@dataclass(slots=True)
-class Job:
-    """One queued file (or removal) of one knowledge base."""
+class Ingestion:
+    """The ingestion services of a server's knowledge bases (started in the lifespan, stopped on shutdown)."""
 
-    id: int
-    kb: str
-    kind: str  # "index" | "remove"
-    path: str
-    doc_id: str = ""
-    state: str = QUEUED
-    error_kind: str | None = None
-    error_message: str | None = None
-    outcome: str | None = None  # added, updated, unchanged, duplicate, removed
-    created_at: float = field(default_factory=time.time)
-    updated_at: float = field(default_factory=time.time)
-
-    @property
-    def live(self) -> bool:
-        return self.state in (QUEUED, RUNNING)
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "state": self.state, "kind": self.kind}
-        if self.outcome:
-            out["outcome"] = self.outcome
-        if self.error_kind:
-            out["error"] = {"kind": self.error_kind, "message": self.error_message}
-        return out
-
-
-class IngestWorker:
-    """The background ingestion thread of a server (all of its knowledge bases)."""
-
-    def __init__(self, open_kb: Callable[[str], KnowledgeBase], on_written: Callable[[str], None]) -> None:
-        self._open_kb = open_kb
+    def __init__(
+        self,
+        settings_for: dict[str, Settings],
+        embedder: Embedder,
+        generator: OllamaGenerator | None,
+        on_written: Callable[[str], None],
+    ) -> None:
         self._on_written = on_written
-        self._wake: queue.SimpleQueue[object] = queue.SimpleQueue()
-        self._lock = threading.Lock()
-        self._jobs: OrderedDict[int, Job] = OrderedDict()
-        self._removals: dict[int, Future[list[str]]] = {}
-        self._ids = itertools.count(1)
-        self._stopping = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="officeqa-ingest", daemon=True)
+        self.services = {
+            name: IngestService(settings, embedder, on_event=self._events_of(name), summarise=True, generator=generator)
+            for name, settings in settings_for.items()
+        }
+
+    def _events_of(self, name: str) -> Callable[[dict[str, Any]], None]:
+        def on_event(event: dict[str, Any]) -> None:
+            if event.get("event") == "job" and event.get("kind") in (KIND_INDEX, KIND_REMOVE):
+                self._on_written(name)  # after the commit: answer threads reopen their handles of ``name``
+
+        return on_event
 
     # -- lifecycle ---------------------------------------------------------------------------------
     def start(self) -> None:
-        self._thread.start()
+        """Start every knowledge base's workers (each requeues the jobs a killed server left RUNNING)."""
+        try:
+            for service in self.services.values():
+                service.start()
+        except BaseException:
+            self.stop()
+            raise
 
-    def stop(self, timeout: float = 60.0) -> None:
-        """Finish the run in progress, then stop (queued jobs stay queued: the files are on disk)."""
-        self._stopping.set()
-        self._wake.put(None)
-        if self._thread.is_alive():
-            self._thread.join(timeout)
+    def stop(self) -> None:
+        """Stop the workers: jobs in flight go back to the queue, and the next start finishes them."""
+        for name, service in self.services.items():
+            try:
+                service.stop()
+            except Exception:  # one knowledge base's failure must not keep the others' workers running
+                log.exception("stopping the workers of knowledge base %s failed", name)
 
-    # -- the request side --------------------------------------------------------------------------
-    def enqueue(self, kb: str, files: list[tuple[Path, str]]) -> list[Job]:
-        """Queue ``(path, doc_id)`` files of ``kb`` for indexing; a file already queued keeps its job."""
-        out = []
-        with self._lock:
-            for path, doc_id in files:
-                live = next((j for j in self._jobs.values()
-                             if j.kb == kb and j.kind == "index" and j.path == str(path) and j.state == QUEUED), None)
-                if live is not None:
-                    live.doc_id, live.updated_at = doc_id, time.time()
-                    out.append(live)
-                    continue
-                job = Job(next(self._ids), kb, "index", str(path), doc_id)
-                self._jobs[job.id] = job
-                out.append(job)
-            self._trim()
-        self._wake.put(kb)
+    # -- requests ----------------------------------------------------------------------------------
+    def enqueue(self, kb: str, uploads: Sequence[StoredUpload]) -> list[Job]:
+        """Queue stored uploads for indexing; their live jobs, in order (a file already queued keeps its job)."""
+        service = self.services[kb]
+        ids = service.enqueue([u.path for u in uploads], source="upload", doc_hashes=[u.sha256 for u in uploads])
+        found = {j.id: j for j in service.jobs(paths=[u.path for u in uploads], limit=None)}
+        return [found[i] for i in ids]
+
+    async def remove(self, kb: str, paths: Sequence[str], uploads: Path) -> tuple[bool, list[Job]]:
+        """Remove documents by path through the queue; (finished?, the paths' latest jobs).
+
+        Uploaded copies are deleted first (a file indexed in place stays, excluded from later
+        ``officeqa index`` runs as ``officeqa remove`` does), then a remove job is queued per path
+        and awaited for up to ``REMOVE_WAIT_S`` (the workers run it between two documents).
+        """
+        service = self.services[kb]
+        root = uploads.resolve()
+
+        def queue_removal() -> None:
+            in_place = [p for p in paths if Path(p).parent != root]
+            for path in paths:
+                stored = Path(path)
+                if stored.parent == root and stored.is_file() and not stored.is_symlink():
+                    stored.unlink()  # an uploaded copy goes with its document
+            if in_place:
+                service.enqueue_removal(in_place, exclude=True)
+            uploaded = [p for p in paths if p not in in_place]
+            if uploaded:
+                service.enqueue_removal(uploaded)
+
+        await asyncio.to_thread(queue_removal)
+        deadline = time.monotonic() + REMOVE_WAIT_S
+        while True:
+            jobs = await asyncio.to_thread(self.latest, kb, paths)
+            if not any(j.live for j in jobs):
+                return True, jobs
+            if time.monotonic() > deadline:
+                return False, jobs
+            await asyncio.sleep(_POLL_S)
+
+    def latest(self, kb: str, paths: Sequence[str]) -> list[Job]:
+        """The newest job of each of ``paths``."""
+        newest: dict[str, Job] = {}
+        for job in self.services[kb].jobs(paths=paths, limit=None):
+            newest.setdefault(job.path, job)
+        return list(newest.values())
+
+    def depth(self, names: Sequence[str] | None = None) -> dict[str, dict[str, int]]:
+        """The queue per knowledge base: ``depth`` (every live job), documents ``queued`` (PENDING or RETRY),
+        ``running`` and ``retry`` (index and remove jobs), and ``summaries`` (live summarise jobs)."""
+        out = {}
+        for name in names if names is not None else list(self.services):
+            by_kind = self.services[name].depth()
+            docs = [by_kind.get(KIND_INDEX, {}), by_kind.get(KIND_REMOVE, {})]
+            out[name] = {
+                "depth": sum(sum(states.values()) for states in by_kind.values()),
+                "queued": sum(s.get(PENDING, 0) + s.get(RETRY, 0) for s in docs),
+                "running": sum(s.get(RUNNING, 0) for s in docs),
+                "retry": sum(s.get(RETRY, 0) for s in docs),
+                "summaries": sum(by_kind.get(KIND_SUMMARISE, {}).values()),
+            }
         return out
 
-    def remove(self, kb: str, doc_id: str, uploads: Path) -> Future[list[str]]:
-        """Queue the removal of a document; the future gives the paths removed (uploaded copies are deleted)."""
-        future: Future[list[str]] = Future()
-        with self._lock:
-            job = Job(next(self._ids), kb, "remove", str(uploads), doc_id)
-            self._jobs[job.id] = job
-            self._removals[job.id] = future
-        self._wake.put(kb)
-        return future
 
-    def jobs(self, kb: str) -> list[Job]:
-        """This knowledge base's jobs, newest first (copies: safe to read on the request thread)."""
-        with self._lock:
-            return [Job(**{f: getattr(j, f) for f in Job.__slots__}) for j in reversed(self._jobs.values())
-                    if j.kb == kb]
-
-    def depth(self, kb: str | None = None) -> dict[str, int]:
-        """Jobs queued and running (of one knowledge base, or all)."""
-        with self._lock:
-            states = [j.state for j in self._jobs.values() if kb is None or j.kb == kb]
-        return {QUEUED: states.count(QUEUED), RUNNING: states.count(RUNNING)}
-
-    # -- the ingestion thread ----------------------------------------------------------------------
-    def _run(self) -> None:
-        handles: dict[str, KnowledgeBase] = {}
-        try:
-            while not self._stopping.is_set():
-                self._wake.get()
-                while not self._stopping.is_set() and (batch := self._next_batch()):
-                    self._process(handles, batch)
-        finally:
-            for kb in handles.values():
-                kb.close()
-
-    def _next_batch(self) -> list[Job]:
-        """The queued jobs of the knowledge base with the oldest queued job (removals go alone)."""
-        with self._lock:
-            first = next((j for j in self._jobs.values() if j.state == QUEUED), None)
-            if first is None:
-                return []
-            if first.kind == "remove":
-                batch = [first]
-            else:
-                batch = [j for j in self._jobs.values() if j.state == QUEUED and j.kb == first.kb
-                         and j.kind == "index"]
-            for job in batch:
-                job.state, job.updated_at = RUNNING, time.time()
-            return batch
-
-    def _process(self, handles: dict[str, KnowledgeBase], batch: list[Job]) -> None:
-        kb_name = batch[0].kb
-        try:
-            kb = handles.get(kb_name) or handles.setdefault(kb_name, self._open_kb(kb_name))
-            if batch[0].kind == "remove":
-                self._remove(kb, batch[0])
-            else:
-                self._index(kb, batch)
-        except Exception as exc:
-            log.exception("ingestion run for knowledge base %s failed", kb_name)
-            self._finish(batch, FAILED, error=("error", f"{type(exc).__name__}: {exc}"), exc=exc)
-        finally:
-            self._on_written(kb_name)
-
-    def _index(self, kb: KnowledgeBase, batch: list[Job]) -> None:
-        report = kb.index_paths([j.path for j in batch])
-        kb.save()
-        failures = {f.path: f for f in report.failed}
-        outcomes = {**{p: "added" for p in report.added}, **{p: "updated" for p in report.updated},
-                    **{p: "unchanged" for p in report.skipped}, **{p: "duplicate" for p in report.duplicates}}
-        for job in batch:
-            failure = failures.get(job.path)
-            if failure is not None:
-                self._finish([job], FAILED, error=(failure.kind, failure.message))
-            elif job.path in report.not_found:
-                self._finish([job], FAILED, error=("not_found", "the uploaded file is gone"))
-            else:
-                self._finish([job], DONE, outcome=outcomes.get(job.path, "done"))
-
-    def _remove(self, kb: KnowledgeBase, job: Job) -> None:
-        try:
-            removed = kb.remove(job.doc_id)
-        except OfficeQAError as exc:
-            self._finish([job], FAILED, error=(type(exc).__name__, str(exc)), exc=exc)
-            return
-        uploads = Path(job.path).resolve()
-        for path in removed:
-            stored = Path(path)
-            if stored.parent == uploads and stored.is_file():
-                stored.unlink()  # an uploaded copy goes with its document; files indexed in place stay
-        self._finish([job], DONE, outcome="removed", result=removed)
-
-    def _finish(self, jobs: list[Job], state: str, *, outcome: str | None = None,
-                error: tuple[str, str] | None = None, exc: BaseException | None = None,
-                result: list[str] | None = None) -> None:
-        with self._lock:
-            for job in jobs:
-                job.state, job.outcome, job.updated_at = state, outcome, time.time()
-                if error is not None:
-                    job.error_kind, job.error_message = error
-                future = self._removals.pop(job.id, None)
-                if future is not None:
-                    if exc is not None:
-                        future.set_exception(exc)
-                    else:
-                        future.set_result(result or [])
-
-    def _trim(self) -> None:
-        finished = [i for i, j in self._jobs.items() if not j.live]
-        for job_id in finished[: max(0, len(finished) - _KEEP_FINISHED)]:
-            del self._jobs[job_id]
-
-
-__all__ = ["DONE", "FAILED", "QUEUED", "RUNNING", "IngestWorker", "Job"]
+__all__ = ["REMOVE_WAIT_S", "Ingestion"]

@@ -6,7 +6,7 @@
     ├── embedder        one model for every knowledge base, behind a lock
     ├── generator       the Ollama client (None: extractive answers only)
     ├── pool            answer threads, each with its own service per knowledge base
-    └── ingest          the background ingestion thread
+    └── ingest          the job queue's background workers, one IngestService per knowledge base
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import numpy as np
 from officeqa.embeddings import Embedder
 from officeqa.errors import PermissionDenied, UnknownKnowledgeBase
 from officeqa.settings import Settings
-from server.ingest import IngestWorker
+from server.ingest import Ingestion
 from server.keys import Access, KeyStore, keys_path
 from server.knowledge_bases import DEFAULT_KB, check_name, kb_dir, kb_settings, served_names, uploads_dir
 from server.pool import ServicePool
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 
 class SerialEmbedder(Embedder):
-    """One embedding model shared by the answer threads and the ingestion thread, one call at a time.
+    """One embedding model shared by the answer threads and the ingestion workers, one call at a time.
 
     Why a lock: back-ends load their weights lazily on first use (two threads would load them
     twice) and not all of them are safe to call concurrently; a query embeds in milliseconds.
@@ -121,7 +121,7 @@ class ServerResources:
     embedder: SerialEmbedder
     generator: OllamaGenerator | None
     pool: ServicePool
-    ingest: IngestWorker
+    ingest: Ingestion
 
     @classmethod
     def open(
@@ -155,9 +155,13 @@ class ServerResources:
             service.close()
             service.kb.close()  # the thread's own handle; the generator is the server's and stays open
 
-        pool = ServicePool(open_service, close_service, kbs.generation, settings.server.answer_threads)
-        ingest = IngestWorker(open_kb, kbs.written)
+        ingest = Ingestion({name: kbs.settings_for(name) for name in kbs.names}, shared, model, kbs.written)
         ingest.start()
+        try:
+            pool = ServicePool(open_service, close_service, kbs.generation, settings.server.answer_threads)
+        except BaseException:
+            ingest.stop()
+            raise
         return cls(settings, kbs, KeyStore(keys_path(settings)), shared, model, pool, ingest)
 
     def warm_up(self) -> None:

@@ -62,7 +62,8 @@ def indexed(client: TestClient) -> dict[str, dict]:
     assert [d["file"] for d in body["documents"]] == list(files)
     for item, data in zip(body["documents"], files.values(), strict=True):
         assert item["doc_id"] == hashlib.sha256(data).hexdigest()  # the id the registry will use
-        assert item["job"]["state"] in ("queued", "running", "done")
+        assert item["state"] in ("queued", "indexing")
+        assert item["job"]["kind"] == "index" and item["job"]["state"] in ("PENDING", "RUNNING")
     return wait_indexed(client, list(files))
 
 
