@@ -20,7 +20,7 @@ index to within rounding (``tests`` hold them to 1e-6).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -129,13 +129,22 @@ class PostgresBM25:
         """Index chunks (an id already present is replaced); one transaction (or the caller's)."""
         if len(ids) != len(token_lists):
             raise ValueError(f"{len(ids)} ids but {len(token_lists)} token lists")
+        self.add_counts(ids, [Counter(tokens) for tokens in token_lists], [len(tokens) for tokens in token_lists])
+
+    def add_counts(self, ids: Sequence[str], counts: Sequence[Mapping[str, int]], lengths: Sequence[int]) -> None:
+        """:meth:`add_tokenized` with each chunk's term frequencies and length (``officeqa migrate``)."""
         if len(set(ids)) != len(ids):
             raise ValueError("duplicate ids in one add() call")
         if not ids:
             return
-        counts = [Counter(term_key(t) for t in tokens) for tokens in token_lists]
-        df_add: Counter[str] = Counter()
+        keyed: list[Counter[str]] = []
         for c in counts:
+            k: Counter[str] = Counter()
+            for term, tf in c.items():
+                k[term_key(term)] += int(tf)
+            keyed.append(k)
+        df_add: Counter[str] = Counter()
+        for c in keyed:
             df_add.update(c.keys())
         terms = sorted(df_add)  # a fixed order: concurrent writers lock term rows the same way
         s = self.s
@@ -154,17 +163,15 @@ class PostgresBM25:
             docs = []
             han_total = latin_total = length_total = 0
             with conn.cursor() as cur, cur.copy(f"COPY {s}.bm25_postings (term_id, seq, tf, dl) FROM STDIN") as copy:
-                for cid, seq, tokens, c in zip(ids, seqs, token_lists, counts, strict=True):
-                    length = len(tokens)
+                for cid, seq, length, c in zip(ids, seqs, lengths, keyed, strict=True):
                     han = sum(1 for t in c if _script_code(t) == 1)
                     latin = sum(1 for t in c if _script_code(t) == 2)
-                    tids = [term_id[t] for t in c]
                     for t, tf in c.items():
-                        copy.write_row((term_id[t], seq, tf, length))
-                    docs.append((cid, seq, length, han, latin, tids))
+                        copy.write_row((term_id[t], seq, tf, int(length)))
+                    docs.append((cid, seq, int(length), han, latin, [term_id[t] for t in c]))
                     han_total += han
                     latin_total += latin
-                    length_total += length
+                    length_total += int(length)
             with conn.cursor() as cur:
                 cur.executemany(
                     f"INSERT INTO {s}.bm25_docs (chunk_id, seq, length, han, latin, term_ids) "

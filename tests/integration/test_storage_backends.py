@@ -115,9 +115,9 @@ def test_mixing_embedding_models_is_refused(make_settings, docs: Path) -> None:
     settings = make_settings()
     with KnowledgeBase.open(settings) as kb:
         kb.index_paths([docs], workers=1)
-    with KnowledgeBase.open(settings, embedder=HashEmbedder(dim=128)) as kb:
-        with pytest.raises(IndexConsistencyError, match="cannot be mixed"):
-            kb.vectors.query(np.ones(128, dtype=np.float32), 3, kb.model)
+    with (KnowledgeBase.open(settings, embedder=HashEmbedder(dim=128)) as kb,
+          pytest.raises(IndexConsistencyError, match="cannot be mixed")):
+        kb.vectors.query(np.ones(128, dtype=np.float32), 3, kb.model)
 
 
 def test_both_backends_rank_the_same_knowledge_base_identically(
@@ -232,3 +232,45 @@ def test_cli_check_and_status_on_either_backend(make_settings, docs: Path, monke
     assert "consistent" in capsys.readouterr().out
     assert main(["status", "--json"]) == 0
     assert '"indexed": 3' in capsys.readouterr().out
+
+
+class CountingEmbedder(HashEmbedder):
+    """The hash embedder counting what it embeds (a migration must embed nothing)."""
+
+    def __init__(self) -> None:
+        super().__init__(dim=256)
+        self.embedded = 0
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        self.embedded += len(texts)
+        return super().embed_batch(texts)
+
+
+def test_migrate_copies_an_embedded_knowledge_base_without_re_embedding(
+    tmp_path: Path, docs: Path, postgres_dsn: str, monkeypatch, capsys
+) -> None:
+    embedded = settings_for("embedded", tmp_path, postgres_dsn)
+    with KnowledgeBase.open(embedded) as kb:
+        kb.index_paths([docs], workers=1)
+        kb.remove(str(docs / "report.md"))  # a removed row and an exclusion travel too
+        expected = {m: [(h.chunk_id, round(h.score, 6)) for h in search(kb, "违约金 年假", mode=m, k=5)]
+                    for m in ("bm25", "dense", "hybrid")}
+    schema = new_schema()
+    counting = CountingEmbedder()
+    monkeypatch.setattr("officeqa.embeddings.create_embedder", lambda *a, **k: counting)
+    for name, value in (("DATA_DIR", str(embedded.data_dir)), ("EMBEDDING__BACKEND", "hash"),
+                        ("STORAGE__POSTGRES_DSN", postgres_dsn), ("STORAGE__POSTGRES_SCHEMA", schema)):
+        monkeypatch.setenv(f"OFFICEQA_{name}", value)
+    assert main(["migrate", "--to", "postgres", "--json"]) == 0
+    copied = capsys.readouterr().out
+    assert '"documents": 3' in copied and '"embedded_texts": 0' in copied
+    assert counting.embedded == 0
+    monkeypatch.setenv("OFFICEQA_STORAGE__BACKEND", "postgres")
+    assert main(["check"]) == 0
+    with KnowledgeBase.open(settings_for("postgres", tmp_path, postgres_dsn, schema)) as kb:
+        for mode, hits in expected.items():
+            assert [(h.chunk_id, round(h.score, 6)) for h in search(kb, "违约金 年假", mode=mode, k=5)] == hits
+        assert str((docs / "report.md").resolve()) in kb.registry.exclusions()
+        assert kb.documents.get(kb.registry.documents(statuses=[INDEXED])[0].doc_id) is not None
+    assert main(["migrate", "--to", "postgres"]) == 4  # the target is not empty: refused, one line
+    assert "already holds" in capsys.readouterr().err
