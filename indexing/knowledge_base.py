@@ -24,7 +24,7 @@ from indexing.ingest import IndexReport, enqueue_paths, index_paths, report_from
 from indexing.registry import PENDING, REMOVED, DocumentRecord, now_iso
 from indexing.repair import ConsistencyReport, RepairReport, check, repair
 from indexing.stores import PreparedDocument, Stores
-from indexing.table_store import TableSink, TableStore
+from indexing.table_store import TableStore
 from officeqa.errors import DocumentNotFound
 from officeqa.settings import Settings
 
@@ -58,10 +58,6 @@ class KBStatus:
 
 class KnowledgeBase(Stores):
     """Registry, vector store, BM25 index, stored documents, sinks and embedder of one ``data_dir``."""
-
-    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
-        super().__init__(settings, embedder)
-        self.add_sink(TableSink(settings))  # tables as typed rows (DuckDB), for exact table questions
 
     @classmethod
     def open(cls, settings: Settings, embedder: Embedder | None = None) -> KnowledgeBase:

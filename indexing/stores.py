@@ -47,6 +47,7 @@ from indexing.jobs import KIND_INDEX, Job, JobQueue
 from indexing.locking import WriteLock
 from indexing.registry import DUPLICATE, FAILED, INDEXED, PENDING, REMOVED, DocumentRecord, Registry, now_iso
 from indexing.sinks import DocumentSink
+from indexing.table_store import TableSink
 from indexing.vector_store import CHROMA_FIX, VectorStore, chunk_metadata, fingerprint, probe
 from indexing.walking import absolute, display_path
 from officeqa.domain import Chunk, ParsedDocument
@@ -124,7 +125,7 @@ class Stores:
         self.settings = settings
         self.data_dir = Path(settings.data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.sinks: list[DocumentSink] = []
+        self.sinks: list[DocumentSink] = self._default_sinks()
         self._embedder = embedder
         self._vectors: VectorStore | None = None
         self._open_backend()
@@ -134,6 +135,10 @@ class Stores:
         self._last_reader_reopen = 0.0
         self._index_settings = index_settings(settings)
         self._index_settings_json = json.dumps(self._index_settings, sort_keys=True)
+
+    def _default_sinks(self) -> list[DocumentSink]:
+        """Per-document stores every writer keeps in step: the tables as typed rows (exact table questions)."""
+        return [TableSink(self.settings)]
 
     def _open_backend(self) -> None:
         """The registry, job queue, write lock and BM25 files of ``data_dir`` (Chroma opens lazily)."""

@@ -80,7 +80,7 @@ def classify_refusal(exc: UnreadableDocument) -> tuple[str, bool]:
     """
     if exc.kind is RefusalKind.TIMEOUT:
         return "timeout", True
-    if exc.kind is RefusalKind.CORRUPT and _CRASH.search(exc.message):
+    if exc.kind is RefusalKind.CORRUPT and (exc.crash or _CRASH.search(exc.message)):
         return "crashed", True
     return exc.kind.value, False
 

@@ -42,13 +42,18 @@ class RefusalKind(StrEnum):
 
 
 class UnreadableDocument(OfficeQAError):
-    """A file the parser cannot turn into blocks, with the reason as a kind."""
+    """A file the parser cannot turn into blocks, with the reason as a kind.
 
-    def __init__(self, path: str, kind: RefusalKind, message: str) -> None:
+    ``crash`` is set (e.g. "SIGKILL", "exit code 1") when the guarded parse worker died rather than
+    refused: the file may be fine, so ingestion retries it.
+    """
+
+    def __init__(self, path: str, kind: RefusalKind, message: str, crash: str | None = None) -> None:
         super().__init__(f"{path}: {kind.value}: {message}")
         self.path = str(path)
         self.kind = kind
         self.message = message
+        self.crash = crash
 
     def to_json(self) -> dict[str, dict[str, str]]:
         """The ``{"error": {...}}`` object printed by the CLI with --json."""

@@ -363,27 +363,9 @@ def _citation(n: int, material: Material, quote: str) -> Citation:
     return citation_from_metadata(n, material.chunk_id, str(material.meta.get("doc_id", "")), material.meta, quote)
 
 
-def rule_answer(question: str, decision: Any, result: Any, language: str | None = None) -> Answer:
-    """An L0 handler's result as an Answer (mode "rule"): no model, every item cited.
-
-    ``decision`` is an L0 RouteDecision and ``result`` a HandlerResult (duck-typed, so the
-    pipeline does not import the rules layer): each item's places become citations.
-    """
-    language = language or detect_language(question)
-    citations: list[Citation] = []
-    for item in getattr(result, "items", []):
-        for place in item.citations:
-            path = str(place.file)
-            citations.append(Citation(
-                n=len(citations) + 1, chunk_id="", doc_id="", path=path, document=PurePath(path).name,
-                page=place.page, sheet=place.sheet, slide=place.slide, quote=str(item.value),
-            ))
-    metadata = {"route": decision.to_json(), "handler": result.to_json()}
-    return Answer(result.answer_text, citations, "rule", question, question, language, None, metadata)
-
-
-def handler_material(decision: Any, result: Any) -> Material:
-    """A low-confidence handler result handed to the model as the first material."""
+def handler_material(decision: Any, text: str) -> Material:
+    """A handler's result (a low-confidence rule, a table refusal with its candidates) handed to the model
+    as the first material."""
     label = f"rule {decision.rule_id or decision.route} · {decision.route}"
-    return Material(text=result.answer_text, source=label, score=float(decision.confidence),
+    return Material(text=text, source=label, score=float(decision.confidence),
                     chunk_id=f"rule:{decision.route}", document="", meta={"route": decision.route})

@@ -217,7 +217,7 @@ class QuestionService:
                     yield AnswerEvent("answer", answer=rule)  # exact, or a refusal shown as it is (no model)
                     return
                 rule_fallback = rule  # refused: its candidates go to the model as material
-                extra.append(handler_material(decision, _handler_result(rule)))
+                extra.append(handler_material(decision, rule.text))
             elif decision.route in TABLE_ROUTES and not table_columns(stored[0]):
                 # a count/aggregate over documents without tables: the rule cannot apply ("内测用户数达到多少人"
                 # asks for a stated figure); retrieval answers, and the metadata says why
@@ -229,7 +229,7 @@ class QuestionService:
                     yield AnswerEvent("answer", answer=rule)
                     return
                 rule_fallback = rule
-                extra.append(handler_material(decision, _handler_result(rule)))
+                extra.append(handler_material(decision, rule.text))
         yield from self._retrieval_answer(
             question, turns, rewrite, failure, scope, catalog, extra, rule_fallback, base, stream, mode,
             language, started,
@@ -641,17 +641,6 @@ class _TableAnswer:
     result: Any
     scope: Scope
     doc_ids: list[str]
-
-
-class _HandlerView:
-    """The parts of a handler result ``handler_material`` reads, from a rendered rule answer."""
-
-    def __init__(self, answer: Answer) -> None:
-        self.answer_text = answer.text
-
-
-def _handler_result(answer: Answer) -> _HandlerView:
-    return _HandlerView(answer)
 
 
 __all__ = ["QuestionService", "to_turns"]

@@ -339,4 +339,5 @@ class GuardedParser:
             path,
             RefusalKind.CORRUPT,
             f"the parser crashed on this file ({_signal_name(code)})" + (f": {last[:300]}" if last else ""),
+            crash=_signal_name(code),
         )

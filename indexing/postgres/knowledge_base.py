@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from indexing.knowledge_base import KnowledgeBase
 from indexing.postgres.stores import PostgresStores
 from indexing.postgres.tables import TableCache
-from indexing.stores import Stores
 from officeqa.settings import Settings
 
 if TYPE_CHECKING:
@@ -27,7 +26,7 @@ class PostgresKnowledgeBase(PostgresStores, KnowledgeBase):
     """A knowledge base in one PostgreSQL schema (``storage.postgres_schema``)."""
 
     def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
-        Stores.__init__(self, settings, embedder)  # no DuckDB sink: see the module docstring
+        super().__init__(settings, embedder)
         storage = settings.storage
         self._tables = TableCache.for_schema(
             storage.postgres_dsn, storage.postgres_schema, settings.tables.value_index_limit

@@ -33,6 +33,7 @@ from officeqa.settings import Settings
 
 if TYPE_CHECKING:
     from indexing.bm25_index import BM25Index
+    from indexing.sinks import DocumentSink
     from indexing.vector_store import VectorStore
 
 _MIGRATED: set[tuple[str, str]] = set()
@@ -107,6 +108,10 @@ class PostgresStores(Stores):
 
     backend = "postgres"
     has_store_files = False
+
+    def _default_sinks(self) -> list[DocumentSink]:
+        """None: a DuckDB table file cannot be shared between machines (see indexing/postgres/tables.py)."""
+        return []
 
     def _open_backend(self) -> None:
         self.db = open_database(self.settings)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from officeqa.locations import format_location
+
 
 @dataclass(slots=True)
 class Citation:
@@ -32,16 +34,12 @@ class Citation:
         return {k: getattr(self, k) for k in self.__slots__ if getattr(self, k) is not None}
 
     def label(self) -> str:
+        """"file, p. 3, sheet S, row 12" (the product's one location format, ``officeqa.locations``)."""
         parts = [self.file]
-        if self.sheet is not None:
-            parts.append(f"sheet {self.sheet}")
-        if self.page is not None:
-            parts.append(f"p.{self.page}")
-        if self.slide is not None:
-            parts.append(f"slide {self.slide}")
-        if self.sheet_row is not None:
-            parts.append(f"row {self.sheet_row}")
-        elif self.row is not None:
+        location = format_location(page=self.page, sheet=self.sheet, slide=self.slide, row=self.sheet_row)
+        if location:
+            parts.append(location)
+        if self.sheet_row is None and self.row is not None:
             parts.append(f"table {self.table} row {self.row}")
         if self.row_list:
             shown = ", ".join(str(r) for r in self.row_list[:10])

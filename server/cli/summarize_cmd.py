@@ -103,10 +103,11 @@ class Progress:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from indexing.ingest import discover
+    from indexing.ingest import supported_suffixes
     from indexing.knowledge_base import KnowledgeBase
     from indexing.registry import DUPLICATE, INDEXED
     from indexing.summary import SummaryBuilder, SummaryStore, document_source, summary_store_path
+    from indexing.walking import walk
 
     if args.concurrency is not None and args.concurrency < 1:
         print("officeqa: error: --concurrency must be at least 1", file=sys.stderr)
@@ -117,7 +118,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     written = 0
     with KnowledgeBase.open(settings) as kb:
         index_report = kb.index_paths(args.paths, progress=sys.stderr.isatty())
-        files, _, missing = discover(args.paths)
+        exclusions = kb.registry.exclusions()
+        walked = walk(args.paths, supported_suffixes(), excluded=exclusions.__contains__ if exclusions else None)
+        files, missing = walked.files, walked.missing
         failures.extend(Failure(path, "not found") for path in missing)
         targets: list[tuple[str, str]] = []
         for path in files:

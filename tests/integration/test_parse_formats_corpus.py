@@ -113,7 +113,7 @@ def test_index_of_a_folder_mixing_all_formats_indexes_or_refuses_each(tmp_path: 
     monkeypatch.setenv("OFFICEQA_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("OFFICEQA_EMBEDDING__BACKEND", "hash")
     assert main(["index", str(folder), "--json"]) == 0
-    report = json.loads(capsys.readouterr().out)
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])  # progress events, then the report
     failed = {Path(f["path"]).name: f for f in report["failed"]}
     assert {name: f["kind"] for name, f in failed.items()} == REFUSED
     assert all(f["message"] for f in failed.values())
