@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -176,6 +176,14 @@ class BM25Index:
         n_live = len(self._where)
         df = self.document_frequency(term)
         return float(np.log1p((n_live - df + 0.5) / (df + 0.5)))
+
+    def export(self) -> Iterator[tuple[str, dict[str, int], int]]:
+        """(id, term -> frequency, length) of every live document in insertion order (``officeqa migrate``
+        copies the index this way: the same statistics and the same tie-break order, no re-tokenizing)."""
+        names = list(self._vocab)
+        for doc_id in sorted(self._where, key=self._seq_of):
+            term_ids, tfs = self._doc_terms[doc_id]
+            yield doc_id, {names[t]: int(f) for t, f in zip(term_ids, tfs, strict=True)}, int(self._length_of(doc_id))
 
     def tokenize(self, text: str) -> list[str]:
         """The index's own tokenization of ``text`` (what :meth:`search` matches)."""

@@ -14,7 +14,8 @@ documents, jobs), ``chroma/``, ``bm25`` + ``bm25.log``, ``write.lock``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,7 @@ from indexing.ingest import IndexReport, enqueue_paths, index_paths, report_from
 from indexing.registry import PENDING, REMOVED, DocumentRecord, now_iso
 from indexing.repair import ConsistencyReport, RepairReport, check, repair
 from indexing.stores import PreparedDocument, Stores
+from indexing.table_store import TableStore
 from officeqa.errors import DocumentNotFound
 from officeqa.settings import Settings
 
@@ -59,7 +61,22 @@ class KnowledgeBase(Stores):
 
     @classmethod
     def open(cls, settings: Settings, embedder: Embedder | None = None) -> KnowledgeBase:
-        return cls(settings, embedder)
+        """The knowledge base in the configured storage backend (``storage.backend``; see indexing/storage.py)."""
+        from indexing.storage import open_knowledge_base
+
+        return open_knowledge_base(settings, embedder)
+
+    @contextmanager
+    def tables_for(self, doc_ids: Sequence[str]) -> Iterator[TableStore | None]:
+        """The stored tables (read-only) for a table question over ``doc_ids``; None when nothing is stored."""
+        store = TableStore.from_settings(self.settings, read_only=True)
+        if not store.path.exists():
+            yield None
+            return
+        try:
+            yield store
+        finally:
+            store.close()
 
     def __enter__(self) -> KnowledgeBase:
         return self
@@ -142,7 +159,7 @@ class KnowledgeBase(Stores):
 
     def status(self) -> KBStatus:
         docs = self.registry.documents()
-        recorded = self.vectors.model if (self.chroma_path / "chroma.sqlite3").exists() else None
+        recorded = self.recorded_model()
         return KBStatus(
             data_dir=str(self.data_dir),
             documents=docs,

@@ -183,8 +183,9 @@ def repair(kb: Stores) -> RepairReport:
     report = RepairReport()
     stamp = time.strftime("%Y%m%d-%H%M%S")
     with kb.writing():
-        _repair_bm25_file(kb, report, stamp)
-        _repair_chroma_files(kb, report, stamp)
+        if kb.has_store_files:  # a database backend has no files to probe or move aside
+            _repair_bm25_file(kb, report, stamp)
+            _repair_chroma_files(kb, report, stamp)
         registry_ids = set(kb.registry.chunk_ids())
         chroma_ids = set(kb.vectors.all_ids())
         orphans = sorted(chroma_ids - registry_ids)
@@ -313,7 +314,10 @@ def _repair_sinks(kb: Stores, report: RepairReport) -> None:
 
 # -- a lost registry ------------------------------------------------------------------------------------
 def registry_damage(settings: Settings) -> StoreDamaged | None:
-    """The registry's damage, or None when it opens and passes SQLite's quick check."""
+    """The registry's damage, or None when it opens and passes SQLite's quick check (a database backend
+    has no registry file: ``check`` reports its schema instead)."""
+    if settings.storage.backend != "embedded":
+        return None
     try:
         registry = Registry(Path(settings.data_dir) / "registry.sqlite3")
     except StoreDamaged as exc:

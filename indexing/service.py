@@ -17,13 +17,13 @@ so the server's reading knowledge base picks new documents up on its next query.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from indexing.jobs import KIND_INDEX, KIND_REMOVE, Job, JobQueue
-from indexing.registry import Registry
+from indexing.storage import job_queue
 from indexing.walking import absolute
 from officeqa.settings import Settings
 
@@ -58,13 +58,8 @@ class IngestService:
         self._ready = threading.Event()
         self._error: BaseException | None = None
 
-    @contextmanager
-    def _queue(self) -> Iterator[JobQueue]:
-        registry = Registry(Path(self.settings.data_dir) / "registry.sqlite3")
-        try:
-            yield JobQueue(registry, self.settings.jobs)
-        finally:
-            registry.close()
+    def _queue(self) -> AbstractContextManager[JobQueue]:
+        return job_queue(self.settings)  # a handle of this thread's own, in the configured backend
 
     # -- queue -----------------------------------------------------------------------------------
     def enqueue(
@@ -133,12 +128,11 @@ class IngestService:
             raise self._error
 
     def _run(self) -> None:
-        from indexing.knowledge_base import KnowledgeBase
+        from indexing.storage import open_stores
         from indexing.workers import WorkerPool
 
         try:
-            # The knowledge base (not bare Stores): its sinks (the table store) commit with each document too.
-            stores = KnowledgeBase(self.settings, self.embedder)
+            stores = open_stores(self.settings, self.embedder)
         except BaseException as exc:  # noqa: BLE001 - re-raised by start() on the caller's thread
             self._error = exc
             self._ready.set()

@@ -116,23 +116,36 @@ def _writer_identity() -> str:
 class Stores:
     """Registry, vector store, BM25 index, stored documents, sinks and the embedder of one ``data_dir``."""
 
+    #: "embedded": files under data_dir (see indexing/storage.py for the other backends)
+    backend = "embedded"
+    #: the stores are files that can be damaged, probed and moved aside (``check --repair``)
+    has_store_files = True
+
     def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
         self.settings = settings
         self.data_dir = Path(settings.data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.registry = Registry(self.data_dir / "registry.sqlite3")
-        self.documents = DocumentStore(self.registry)
-        self.jobs = JobQueue(self.registry, settings.jobs)
-        self.lock = WriteLock(self.data_dir)
-        self.bm25_store = BM25Store(self.data_dir)
-        self.sinks: list[DocumentSink] = [TableSink(settings)]  # tables as typed rows (exact table questions)
+        self.sinks: list[DocumentSink] = self._default_sinks()
         self._embedder = embedder
         self._vectors: VectorStore | None = None
+        self._open_backend()
+        self.documents = DocumentStore(self.registry)
         self._seen_generation = -1
         self._wrote = False  # this instance committed something (only writers fold the BM25 log)
         self._last_reader_reopen = 0.0
         self._index_settings = index_settings(settings)
         self._index_settings_json = json.dumps(self._index_settings, sort_keys=True)
+
+    def _default_sinks(self) -> list[DocumentSink]:
+        """Per-document stores every writer keeps in step: the tables as typed rows (exact table questions)."""
+        return [TableSink(self.settings)]
+
+    def _open_backend(self) -> None:
+        """The registry, job queue, write lock and BM25 files of ``data_dir`` (Chroma opens lazily)."""
+        self.registry = Registry(self.data_dir / "registry.sqlite3")
+        self.jobs = JobQueue(self.registry, settings=self.settings.jobs)
+        self.lock = WriteLock(self.data_dir)
+        self.bm25_store = BM25Store(self.data_dir)
 
     # -- lazily opened parts ----------------------------------------------------------------
     @property
@@ -176,6 +189,10 @@ class Stores:
         if self.bm25_store.loaded:
             self._sync_reader()
         return self.bm25_store.index
+
+    def recorded_model(self) -> tuple[str, int] | None:
+        """(name, dim) of the model the vector store holds vectors of; never creates a store that is not there."""
+        return self.vectors.model if (self.chroma_path / "chroma.sqlite3").exists() else None
 
     def add_sink(self, sink: DocumentSink) -> None:
         """Register a further per-document store (see :mod:`indexing.sinks`)."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -283,6 +283,21 @@ class VectorStore:
         ids = result["ids"][0]
         distances = result["distances"][0] if result["distances"] else [0.0] * len(ids)
         return [(cid, 1.0 - float(d)) for cid, d in zip(ids, distances, strict=True)]
+
+    def records(self, page: int = _GET_PAGE) -> Iterator[list[tuple[str, str, dict[str, Any], np.ndarray]]]:
+        """Every chunk as (id, text, metadata, vector), a page at a time (``officeqa migrate``: no re-embedding)."""
+        offset = 0
+        while True:
+            got = self._guard(lambda offset=offset: self._collection.get(
+                include=["documents", "metadatas", "embeddings"], limit=page, offset=offset))
+            ids = got["ids"]
+            if ids:
+                docs, metas, vectors = got["documents"] or [], got["metadatas"] or [], got["embeddings"]
+                yield [(cid, docs[i] or "", dict(metas[i] or {}), np.asarray(vectors[i], dtype=np.float32))
+                       for i, cid in enumerate(ids)]
+            if len(ids) < page:
+                return
+            offset += page
 
     def texts(self, ids: Sequence[str]) -> dict[str, str]:
         """chunk id -> stored text, in pages Chroma accepts (what rebuilds BM25 after damage)."""

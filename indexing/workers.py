@@ -59,6 +59,7 @@ from indexing.ingest import prepare, still_valid
 from indexing.jobs import DONE, FAILED, KIND_INDEX, KIND_REMOVE, KIND_SUMMARISE, Job, new_worker_id
 from indexing.parsing.guard import GuardedParser
 from indexing.registry import INDEXED, REMOVED, DocumentRecord, Registry
+from indexing.storage import open_registry
 from indexing.stores import PreparedDocument, Stores
 from indexing.walking import NotARegularFile, display_path, file_sha256
 from officeqa.errors import ModelUnavailable, OfficeQAError, RefusalKind, UnreadableDocument
@@ -127,7 +128,7 @@ class _Slot(threading.Thread):
         self.parser = GuardedParser(settings.parsing)
 
     def run(self) -> None:
-        registry = Registry(Path(self.settings.data_dir) / "registry.sqlite3")
+        registry = open_registry(self.settings)
         try:
             while (job := self.inbox.get()) is not None:
                 try:

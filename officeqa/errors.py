@@ -13,6 +13,7 @@
     ├── NotAuthenticated                          a request without a valid API key (HTTP 401)
     ├── PermissionDenied                          a valid key without the right, e.g. a read key uploading (403)
     ├── UnknownKnowledgeBase                      a knowledge base that does not exist or the key may not see (404)
+    ├── StoreUnavailable                          the PostgreSQL server of storage.backend=postgres cannot be used
     └── UploadRejected(file, kind, message)       an uploaded file refused before it is stored (4xx)
 
 One translation point per shell: the CLI maps these to exit codes, the HTTP server to
@@ -155,3 +156,7 @@ class UploadRejected(OfficeQAError):
 
     def to_json(self) -> dict[str, str]:
         return {"file": self.file, "kind": self.kind, "message": self.message}
+
+
+class StoreUnavailable(OfficeQAError):
+    """The PostgreSQL server (``storage.backend=postgres``) cannot be reached or refuses the knowledge base."""

@@ -329,6 +329,39 @@ class ServerSettings(BaseModel):
     )
 
 
+class StorageSettings(BaseModel):
+    """Where a knowledge base is kept: embedded files, or one PostgreSQL shared by many processes."""
+
+    backend: Literal["embedded", "postgres"] = Field(
+        "embedded",
+        description=(
+            "embedded: SQLite registry + Chroma + BM25 files under data_dir (nothing to start); postgres: registry, "
+            "stored documents, jobs, pgvector embeddings and BM25 postings in PostgreSQL, shared by several server "
+            "processes and workers."
+        ),
+    )
+    postgres_dsn: str = Field(
+        "", description="PostgreSQL connection string for backend=postgres, e.g. postgresql://user:pw@host:5432/db."
+    )
+    postgres_schema: str = Field(
+        "officeqa",
+        pattern=r"^[a-z_][a-z0-9_-]{0,62}$",
+        description=(
+            "The PostgreSQL schema of this knowledge base; a named knowledge base NAME served by `officeqa serve` "
+            "uses <postgres_schema>_NAME."
+        ),
+    )
+    postgres_pool_size: int = Field(
+        10, ge=1, le=1000, description="Most PostgreSQL connections one process opens (psycopg_pool)."
+    )
+    postgres_ef_search: int = Field(
+        100,
+        ge=1,
+        le=1000,
+        description="pgvector hnsw.ef_search for dense queries (raised to the query's depth when that is larger).",
+    )
+
+
 class Settings(BaseSettings):
     """The whole settings tree."""
 
@@ -345,6 +378,7 @@ class Settings(BaseSettings):
     summary: SummarySettings = SummarySettings()
     tables: TablesSettings = TablesSettings()
     jobs: JobsSettings = JobsSettings()
+    storage: StorageSettings = StorageSettings()
 
 
 def _deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:

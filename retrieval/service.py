@@ -38,7 +38,6 @@ from indexing.summary import (
     summary_materials,
     summary_store_path,
 )
-from indexing.table_store import TableStore
 from officeqa.errors import DocumentNotFound
 from officeqa.settings import Settings
 from officeqa.text_tokens import subject_words, tokenize_for_bm25
@@ -395,14 +394,11 @@ class QuestionService:
             scope = Scope("retrieved", doc_ids)
         if not doc_ids:
             return None
-        store = TableStore.from_settings(self.settings, read_only=True)
-        if not store.path.exists():
-            return None
         asked = strip_names(question, self._naming_words(scope, catalog) if scope.restricts else [])
-        try:
+        with self.kb.tables_for(doc_ids) as store:  # the backend's table store (a DuckDB file, or a cache)
+            if store is None:
+                return None
             result = answer_for_route(decision.route, asked, store, doc_ids, language)
-        finally:
-            store.close()
         if result is None:
             return None
         used = [d for d in doc_ids if any(str(p.file) == catalog[d].path for i in result.items for p in i.citations)

@@ -44,8 +44,23 @@ def kb_dir(settings: Settings, name: str) -> Path:
 
 
 def kb_settings(settings: Settings, name: str) -> Settings:
-    """The settings of one knowledge base: the same tree with its own ``data_dir``."""
-    return settings.model_copy(update={"data_dir": kb_dir(settings, name)})
+    """The settings of one knowledge base: the same tree with its own ``data_dir`` (and, in PostgreSQL,
+    its own schema ``<storage.postgres_schema>_<name>``: isolation stays structural there too)."""
+    update: dict[str, object] = {"data_dir": kb_dir(settings, name)}
+    if name != DEFAULT_KB:
+        storage = settings.storage
+        update["storage"] = storage.model_copy(update={"postgres_schema": kb_schema(storage.postgres_schema, name)})
+    return settings.model_copy(update=update)
+
+
+def kb_schema(base: str, name: str) -> str:
+    """The PostgreSQL schema of knowledge base ``name`` (a hash keeps long names within 63 characters)."""
+    schema = f"{base}_{check_name(name)}"
+    if len(schema) <= 63:
+        return schema
+    import hashlib
+
+    return f"{schema[:50]}_{hashlib.sha1(name.encode()).hexdigest()[:12]}"
 
 
 def uploads_dir(settings: Settings, name: str) -> Path:
@@ -64,4 +79,6 @@ def served_names(settings: Settings) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-__all__ = ["DEFAULT_KB", "check_name", "kb_dir", "kb_root", "kb_settings", "served_names", "uploads_dir"]
+__all__ = [
+    "DEFAULT_KB", "check_name", "kb_dir", "kb_root", "kb_schema", "kb_settings", "served_names", "uploads_dir",
+]

@@ -46,3 +46,11 @@ def fake_ollama():
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_dsn() -> str:
+    """One real PostgreSQL (pgvector, pg_trgm) for the whole session (tests/postgres_server.py)."""
+    from postgres_server import start_postgres
+
+    return start_postgres()

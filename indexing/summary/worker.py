@@ -140,10 +140,11 @@ class SummaryWorker(threading.Thread):
 
     # -- the thread -------------------------------------------------------------------------------
     def run(self) -> None:
+        from indexing.storage import open_registry, queue_over
         from indexing.summary.store import SummaryStore
 
-        registry = Registry(Path(self.settings.data_dir) / "registry.sqlite3")
-        jobs = JobQueue(registry, self.settings.jobs)
+        registry = open_registry(self.settings)  # this thread's own handle, in the configured backend
+        jobs = queue_over(registry, self.settings)
         source = _Source(self.settings, registry, DocumentStore(registry))
         store = SummaryStore(_store_path(self.settings))
         try:

@@ -187,7 +187,7 @@ class OfficeQARetriever(BaseRetriever):
         if self._kb is None:
             from indexing.knowledge_base import KnowledgeBase
 
-            self._kb = KnowledgeBase(self.settings)
+            self._kb = KnowledgeBase.open(self.settings)
         return self._kb
 
     def close(self) -> None:

@@ -37,6 +37,7 @@ COMMAND_MODULES: list[str] = [
     "server.cli.summarize_cmd",
     "server.cli.serve_cmd",
     "server.cli.keys_cmd",
+    "server.cli.migrate_cmd",
 ]
 
 EXIT_PRODUCT_ERROR = 4

