@@ -20,6 +20,7 @@ from indexing.jobs import (
     FAILED,
     INTERRUPTED,
     KIND_INDEX,
+    KIND_SUMMARISE,
     KINDS,
     LIVE,
     PENDING,
@@ -52,6 +53,9 @@ class PostgresJobQueue:
         self.path = registry.path
         self.settings = settings or JobsSettings()
         self.clock = clock
+        #: As :attr:`indexing.jobs.JobQueue.summarise_indexed`: a summarising pool queues each committed
+        #: document's summary tree in the commit's own transaction.
+        self.summarise_indexed = False
 
     def _rows(self, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
         return self.db.execute(sql.replace("{s}", self.s), params)
@@ -150,6 +154,8 @@ class PostgresJobQueue:
             [DONE, outcome, chunks, message, now, now, job.id],
         )
         self._rerun_in_tx(job)
+        if self.summarise_indexed and job.kind == KIND_INDEX and outcome in ("added", "updated"):
+            self._summarise_in_tx(job)
 
     def failed_in_tx(self, job: Job, kind: str, message: str, transient: bool) -> str:
         now = self.clock()
@@ -177,6 +183,11 @@ class PostgresJobQueue:
         if rows and rows[0][0]:
             self._rows("UPDATE {s}.jobs SET rerun_kind = NULL WHERE id = %s", [job.id])
             self.enqueue_in_tx(job.path, rows[0][0], None, bool(rows[0][1]), job.source)
+
+    def _summarise_in_tx(self, job: Job) -> None:
+        """Queue the summary tree of the document ``job`` just committed, unless the path has a live job."""
+        if self.live_for(job.path) is None:
+            self.enqueue_in_tx(job.path, KIND_SUMMARISE, job.doc_hash, False, "indexed")
 
     def release(self, job: Job) -> None:
         self._rows(
@@ -256,6 +267,25 @@ class PostgresJobQueue:
         tail = f" LIMIT {int(limit)}" if limit else ""
         rows = self._rows(f"SELECT {_COLUMNS} FROM {{s}}.jobs {where} ORDER BY id DESC{tail}", params)
         return [_job(r) for r in rows]
+
+    def latest(self, kinds: Sequence[str] = KINDS) -> list[Job]:
+        """The newest job of each path among jobs of ``kinds``, newest first."""
+        rows = self._rows(
+            f"SELECT {_COLUMNS} FROM {{s}}.jobs WHERE id IN (SELECT max(id) FROM {{s}}.jobs WHERE kind = ANY(%s) "
+            "GROUP BY path) ORDER BY id DESC",
+            [list(kinds)],
+        )
+        return [_job(r) for r in rows]
+
+    def live_counts(self) -> dict[str, dict[str, int]]:
+        """Live jobs (PENDING / RUNNING / RETRY) per kind and state: the queue's depth."""
+        out: dict[str, dict[str, int]] = {}
+        rows = self._rows(
+            "SELECT kind, state, count(*) FROM {s}.jobs WHERE state = ANY(%s) GROUP BY kind, state", [list(LIVE)]
+        )
+        for kind, state, count in rows:
+            out.setdefault(kind, {})[state] = int(count)
+        return out
 
     def counts(self) -> dict[str, int]:
         return {r[0]: int(r[1]) for r in self._rows("SELECT state, count(*) FROM {s}.jobs GROUP BY state")}
