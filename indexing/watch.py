@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from indexing.jobs import KIND_INDEX, KIND_REMOVE, JobQueue
-from indexing.registry import REMOVED, Registry
+from indexing.registry import REMOVED
 from indexing.walking import absolute, is_junk, walk
 from officeqa.settings import Settings
 
@@ -59,8 +59,10 @@ class FolderWatcher:
         OS events by default; polling when ``jobs.watch_poll`` is set, and as a fallback when
         the event watcher fails (it cannot represent file names that are not UTF-8, for one).
         """
-        registry = Registry(Path(self.settings.data_dir) / "registry.sqlite3")
-        queue = JobQueue(registry, self.settings.jobs)
+        from indexing.storage import open_registry, queue_over
+
+        registry = open_registry(self.settings)  # the configured backend's, so watch feeds a shared queue too
+        queue = queue_over(registry, self.settings)
         try:
             if not self.settings.jobs.watch_poll:
                 try:
