@@ -60,7 +60,7 @@ TABLE_HEADER_SEP = " | "
 #: Words that ask rather than name: never key terms.
 QUESTION_WORDS = frozenset(
     """什么 多少 哪些 哪个 哪家 哪里 哪位 哪天 几 几个 几天 是否 是不是 怎么 怎样 如何 为什么 请问 请 告诉 一下
-    文档 文件 资料 中 里 的 了 吗 呢 是 有 有没有 规定 提到 说 多久 多长 何时 什么时候 谁
+    文档 文件 资料 中 里 的 了 吗 呢 是 有 有没有 规定 提到 说 多久 多长 何时 什么时候 时候 谁
     最多 最多能 最少 最晚 最早 能 可以 可 能否 必须 需要 应该 应当 多长时间 大概 一共 总共 分别 具体 相关 哪一 哪一家
     what which who whom whose when where why how many much does do did is are was were the a an of in on
     to for about according document documents file say says said tell me please there can could should must
@@ -80,6 +80,14 @@ _HEADING_LINE = re.compile(
     re.IGNORECASE,
 )
 _END_PUNCT = tuple("。！？；：.!?;:")
+_CN_DIGITS = {ch: i for i, ch in enumerate("零一二三四五六七八九")} | {"两": 2}
+#: "第二期款", "第3笔", "首期": the question names the n-th item of a list (installments, phases, batches).
+_ORDINAL = re.compile(r"第([一二三四五六七八九十两\d]{1,3})(?=[期笔次批个项阶段部])|(首)(?=[期笔次批])")
+#: The number a list item starts with: "4.2 " (its last part), "2、", "2.", "(2)", "（二）", "二、", "第二期".
+_ITEM_MARKER = re.compile(
+    r"^\s*(?:\d{1,2}[.．])*(\d{1,2})(?:[、.．)）]|\s)|^\s*[（(]([一二三四五六七八九十\d]{1,3})[)）]|"
+    r"^\s*([一二三四五六七八九十]{1,3})[、.．]|^\s*第([一二三四五六七八九十\d]{1,3})[期笔次批项]"
+)
 
 Weights = Callable[[str], float]
 LabelOf = Callable[[Material, str], str | None]
@@ -180,7 +188,8 @@ def extractive_answer(
     if not term_weights:  # the question only named documents ("总结一下会议纪要"): rank decides
         term_weights = {t: max(weigh(t), 0.05) for t in key_terms(question, tokenize)}
     numbers = set(_NUMBER.findall(question))
-    candidates = _score(top, term_weights, numbers, tokenize, context_of, label_of)
+    ordinal = ordinal_terms(question, list(term_weights))
+    candidates = _score(top, term_weights, numbers, tokenize, context_of, label_of, ordinal)
     candidates.sort(key=lambda c: (-c.score, c.material, c.index))
     best = candidates[0] if candidates else None
     said = ""
@@ -196,7 +205,7 @@ def extractive_answer(
         return _render(head, closest, top, label_of, found=False, coverage=best.coverage if best else 0.0)
     if per_document and len({_doc(m) for m in top}) > 1:
         chosen = _per_document(best, top, term_weights, weigh, numbers, tokenize, context_of,
-                               2 * max_sentences if compare else 2)
+                               2 * max_sentences if compare else 2, ordinal)
     else:
         chosen = _choose(candidates, term_weights, max_sentences)
     return _render([message("extract_header", language)], chosen, top, label_of, found=True,
@@ -220,11 +229,12 @@ def _per_document(
     tokenize: Tokenize,
     context_of: ContextOf | None,
     limit: int,
+    ordinal: tuple[int, set[str]] | None = None,
 ) -> list[_Candidate]:
     """One sentence per document. For two documents the PAIR is chosen that together covers the question
     best, plus a bonus for a rare word they share that the question does not name (the bridge: a contact
     named in a contract, then that person's task in the minutes); for more, each document's best."""
-    candidates = _score(materials, term_weights, numbers, tokenize, context_of, None)
+    candidates = _score(materials, term_weights, numbers, tokenize, context_of, None, ordinal)
     by_doc: dict[str, list[_Candidate]] = {}
     for candidate in sorted(candidates, key=lambda c: (-c.score, c.material, c.index)):
         by_doc.setdefault(_doc(materials[candidate.material]), []).append(candidate)
@@ -267,6 +277,38 @@ def _per_document(
     return chosen
 
 
+def chinese_number(text: str) -> int | None:
+    """1-99 written in digits or Chinese numerals ("12", "十二", "二十一"); None otherwise."""
+    if text.isdigit():
+        return int(text)
+    if "十" in text:
+        tens, _, ones = text.partition("十")
+        high = _CN_DIGITS.get(tens, 0) if tens else 1
+        low = _CN_DIGITS.get(ones, 0) if ones else 0
+        return high * 10 + low if (not tens or tens in _CN_DIGITS) and (not ones or ones in _CN_DIGITS) else None
+    return _CN_DIGITS.get(text) if len(text) == 1 else None
+
+
+def ordinal_terms(question: str, terms: Sequence[str]) -> tuple[int, set[str]] | None:
+    """The list position a question asks about ("第二期款" -> 2, "首期" -> 1) and its key terms that spell it."""
+    match = _ORDINAL.search(question)
+    if match is None:
+        return None
+    number = 1 if match.group(2) else chinese_number(match.group(1))
+    if not number:
+        return None
+    span = question[match.start() : match.end() + 1]  # the unit ("期") belongs to the ordinal
+    spelled = {t for t in terms if t in span or span in t}
+    return (number, spelled) if spelled else None
+
+
+def _item_number(sentence: str) -> int | None:
+    match = _ITEM_MARKER.match(sentence)
+    if match is None:
+        return None
+    return chinese_number(next(g for g in match.groups() if g))
+
+
 def _score(
     materials: Sequence[Material],
     term_weights: dict[str, float],
@@ -274,7 +316,10 @@ def _score(
     tokenize: Tokenize,
     context_of: ContextOf | None = None,
     label_of: LabelOf | None = None,
+    ordinal: tuple[int, set[str]] | None = None,
 ) -> list[_Candidate]:
+    """``ordinal``: the list position the question names and its terms ("第二期款"): the sentence that is that
+    item of a numbered list ("4.2 本系统上线……支付……50%") covers them."""
     groups = concepts(list(term_weights))
     total = sum(term_weights[c] for c in groups) or 1.0
     out: list[_Candidate] = []
@@ -301,6 +346,8 @@ def _score(
             label = label_of(material, sentence) if label_of is not None else None
             if label:  # "批注（周敏（法务部））": the question may ask for the comment or its author
                 tokens |= set(tokenize(label))
+            if ordinal is not None and _item_number(sentence) == ordinal[0]:
+                tokens |= ordinal[1]
             covered = {c for c in groups if c in tokens}
             if sentence.endswith(("？", "?")):  # a question in the text is not an answer
                 after_question = sum(term_weights[c] for c in covered) * 2 >= total
@@ -341,7 +388,8 @@ def _credit(
     if parts:
         part_total = sum(weights[p] for p in parts) or 1.0
         credit = PART_CREDIT * sum(weights[p] for p in parts if p in tokens) / part_total
-    if _chars_present(concept, sentence):
+    if _chars_present(concept, sentence) or (len(concept) == 1 and "\u4e00" <= concept <= "\u9fff"
+                                             and concept in sentence):  # "付" of "支付"
         credit = max(credit, CHAR_CREDIT)
     if concept in heading_tokens:
         credit = max(credit, HEADING_CREDIT)

@@ -123,3 +123,22 @@ def test_cross_language_questions_use_the_similarity_when_given() -> None:
                                tokenize=tokenize_for_bm25,
                                similarity=lambda q, sentences: [0.9 if "上班" in s else 0.1 for s in sentences])
     assert answer.sentences[0][1] == "9月29日正常上班。"
+
+
+def test_an_ordinal_in_the_question_finds_that_item_of_a_numbered_list() -> None:
+    payments = mat(0, "第四条 付款方式\n4.1 合同签订后10个工作日内，甲方支付合同总金额的30%，即人民币385,800.00元；\n"
+                      "4.2 本系统上线并经甲方验收合格后10个工作日内，甲方支付合同总金额的50%，即人民币643,000.00元；\n"
+                      "4.3 质保期满后10个工作日内，甲方支付合同总金额剩余的20%，即人民币257,200.00元。")
+    for question, amount in (("第二期款什么时候付？付多少？", "643,000.00"), ("第三笔款付多少？", "257,200.00"),
+                             ("首期款付多少", "385,800.00")):
+        answer = extractive_answer(question, [payments], language="zh", tokenize=tokenize_for_bm25,
+                                   max_sentences=1)
+        assert answer.found, question
+        assert amount in answer.text.splitlines()[1], (question, answer.text)
+
+
+def test_an_interrogative_is_not_a_missing_subject() -> None:
+    from officeqa.text_tokens import subject_words
+
+    assert subject_words("那第二期款什么时候付？") == []
+    assert subject_words("年终奖什么时候发？") == ["年终奖"]
