@@ -9,8 +9,9 @@ mode, stop words dropped). Two adjustments for office documents:
   “引号中的名称”, Capitalised Names, 公司/集团/银行…) get a higher prior — where the random
   jump lands, and a factor on the final score, because a figure is rarely repeated by other
   sentences (TextRank alone ranks it low) while a report's summary without its figures is useless;
-* the first pass takes the best sentence of every source (chunk, or child summary) that
-  fits, so a document summary covers every chapter instead of quoting only the longest.
+* the first pass takes the central sentence of every source (chunk, child summary, or a section
+  inside a chunk that merged small sections) that fits, ranked within that source, so a document
+  summary covers every chapter with its own topic sentence instead of quoting only the longest.
 
 The chosen sentences are returned in their original order, never reworded: the result is
 a quotation, and the tree marks it ``extractive``.
@@ -30,7 +31,7 @@ from prompts.assembler import cut_at_sentence_end, split_sentences
 
 TokenCount = Callable[[str], int]
 
-EXTRACTIVE_MODEL = "extractive:textrank-1"
+EXTRACTIVE_MODEL = "extractive:textrank-2"
 DAMPING = 0.85
 ITERATIONS = 50
 MIN_SENTENCE_CHARS = 4
@@ -39,6 +40,28 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?|[一二三四五六七八九十百千�
 _NAMED = re.compile(r"《[^》]{1,40}》|“[^”]{1,30}”|\"[^\"]{1,30}\"|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+|[A-Z]{2,}|"
                     r"[\u4e00-\u9fff]{2,12}(?:公司|集团|银行|委员会|部门|中心|研究院|大学|协会|事务所)")
 _CJK_END = re.compile(r"[\u3000-\u303f\uff00-\uffef\u4e00-\u9fff]$")
+
+
+_END_PUNCT = tuple("。！？；：.!?;:…")
+
+
+def _is_heading_line(line: str) -> bool:
+    """A short line without end punctuation ("3. Information security", "第三章 风险"): a section's title."""
+    line = line.strip()
+    return 0 < len(line) <= 40 and len(line.split()) <= 8 and not line.endswith(_END_PUNCT)
+
+
+def _sections(text: str) -> list[str]:
+    """``text`` cut at its heading lines (dropped): a chunk that merged small sections is one source each."""
+    parts: list[list[str]] = [[]]
+    lines = [line for line in text.splitlines() if line.strip()]
+    for i, line in enumerate(lines):
+        if i + 1 < len(lines) and _is_heading_line(line):
+            if parts[-1]:
+                parts.append([])
+            continue
+        parts[-1].append(line)
+    return ["\n".join(p) for p in parts if p]
 
 
 def _sentences(text: str) -> list[str]:
@@ -119,6 +142,7 @@ def textrank_summary(sources: Sequence[str], max_tokens: int, count: TokenCount,
     whole = "\n\n".join(sources)
     if count(whole) <= max_tokens:
         return whole
+    sources = [part for source in sources for part in _sections(source)]
     sentences: list[str] = []
     owner: list[int] = []
     seen: set[str] = set()
@@ -132,17 +156,29 @@ def textrank_summary(sources: Sequence[str], max_tokens: int, count: TokenCount,
         return cut_at_sentence_end(whole, lambda t: count(t) <= max_tokens)[0]
     tokens = [_sentence_terms(s) for s in sentences]
     prior = np.array([_prior(s, i) for i, s in enumerate(sentences)])
-    scores = _rank(_similarity(tokens), prior) * prior  # the prior also scales: a figure rarely repeats elsewhere
+    similarity = _similarity(tokens)
+    scores = _rank(similarity, prior) * prior  # the prior also scales: a figure rarely repeats elsewhere
     order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
     costs = [count(s) + 1 for s in sentences]
     chosen: set[int] = set()
     used = 0
     covered: set[int] = set()
-    for i in order:  # pass 1: the best sentence of each source, best sources first
-        if owner[i] not in covered and used + costs[i] <= max_tokens:
-            chosen.add(i)
-            covered.add(owner[i])
-            used += costs[i]
+    # pass 1: each source's own central sentence (ranked within the source: a section's topic sentence, not the
+    # sentence that repeats words of the other sections), sources in the order of their best global score
+    local = np.zeros(len(sentences))
+    for source in set(owner):
+        members = [i for i, o in enumerate(owner) if o == source]
+        sub = similarity[np.ix_(members, members)]
+        local[members] = _rank(sub, prior[members]) * prior[members]
+    for i in order:
+        source = owner[i]
+        if source in covered:
+            continue
+        pick = max((j for j in range(len(sentences)) if owner[j] == source), key=lambda j: (local[j], -j))
+        if used + costs[pick] <= max_tokens:
+            chosen.add(pick)
+            covered.add(source)
+            used += costs[pick]
     for i in order:  # pass 2: the rest by rank while they fit
         if i not in chosen and used + costs[i] <= max_tokens:
             chosen.add(i)

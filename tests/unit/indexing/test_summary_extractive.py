@@ -63,3 +63,21 @@ def test_english_sentences_are_joined_with_spaces() -> None:
     summary = textrank_summary([text], 20, count)
     assert "  " not in summary and ".The" not in summary
     assert count(summary) <= 20
+
+
+def test_a_chunk_that_merged_small_sections_gives_each_section_its_own_topic_sentence() -> None:
+    chunk = (
+        "Eligibility\nEmployees may work remotely for up to three days per week.\n"
+        "Information security\nAll access from home must go through the company VPN. Working without the VPN "
+        "is prohibited. Printing confidential documents at home is not allowed.\n"
+        "Allowance\nEmployees working at home receive an allowance of RMB 300 per month. The allowance is paid "
+        "with the salary of the employees at home."
+    )
+    wanted = ("Employees may work remotely for up to three days per week. All access from home must go through the "
+              "company VPN. Employees working at home receive an allowance of RMB 300 per month.")
+    budget = count(wanted) + 6
+    assert budget < count(chunk)
+    summary = textrank_summary([chunk], budget, count)
+    assert count(summary) <= budget
+    assert "VPN" in summary and "three days" in summary and "300" in summary, summary
+    assert "Information security" not in summary  # heading lines are labels, not content
