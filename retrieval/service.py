@@ -225,11 +225,17 @@ class QuestionService:
             else:
                 rule = self._rule_answer(question, rewrite, language, decision, scope, stored, catalog, base,
                                          started)
-                if decision.mode == "answer" or rule.metadata.get("handler", {}).get("items") == []:
+                empty = rule.metadata.get("handler", {}).get("items") == []
+                if decision.mode == "answer":
                     yield AnswerEvent("answer", answer=rule)
                     return
-                rule_fallback = rule
-                extra.append(handler_material(decision, rule.text))
+                if empty:
+                    # a low-confidence rule that found nothing ("未找到金额" for an amount in a table cell): its
+                    # "none" is no evidence, so the model reads the retrieved passages without it
+                    base["handler_skipped"] = "low-confidence rule found nothing"
+                else:
+                    rule_fallback = rule
+                    extra.append(handler_material(decision, rule.text))
         yield from self._retrieval_answer(
             question, turns, rewrite, failure, scope, catalog, extra, rule_fallback, base, stream, mode,
             language, started,
