@@ -21,6 +21,7 @@ The rules, in order (each refusal names the candidates so a person or a model ca
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,6 +78,13 @@ class Refusal:
 
 def _names(columns: list[ColumnInfo]) -> list[str]:
     return [c.name for c in columns]
+
+
+#: "…销售额占年度销售总额的比例": 占 right after what is measured (not after 和/与: "销售额和占比" names two columns).
+_SHARE_QUESTION = re.compile(
+    r"(?<![和与及、,，\s])占[^，。？?]{0,24}?(?:的)?(?:比例|比重|百分比)|(?<![和与及、,，\s])占比|所占"
+)
+_SHARE_COLUMN = re.compile(r"比例|比重|占比|百分比|[%％]")
 
 
 def _is_additive(column: ColumnInfo) -> bool:
@@ -291,7 +299,7 @@ def _finish(query: TableQuery, remaining: list[ColumnInfo], linked: Linked) -> T
     if op == "rank":
         return _rank(query, numeric, identifiers, others, linked)
     if op in AGGREGATES:
-        measure = _measure(query, numeric, identifiers)
+        measure = _measure(query, numeric, identifiers, linked.text)
         if isinstance(measure, Refusal):
             return measure
         query.measure = measure
@@ -334,10 +342,27 @@ def _finish(query: TableQuery, remaining: list[ColumnInfo], linked: Linked) -> T
     return query
 
 
-def _measure(query: TableQuery, numeric: list[ColumnInfo], identifiers: list[ColumnInfo]) -> ColumnInfo | Refusal:
+def _share_column(measures: list[ColumnInfo], question: str) -> ColumnInfo | None:
+    """"A占B的比例" asks for a share: the one share column ("占年度销售总额比例") among the measures it names.
+
+    Why: the numerator's own column ("销售额") is named too, as the share's subject, not as what is asked.
+    """
+    if not _SHARE_QUESTION.search(question):
+        return None
+    shares = [c for c in measures if _SHARE_COLUMN.search(c.name)]
+    return shares[0] if len(shares) == 1 else None
+
+
+def _measure(
+    query: TableQuery, numeric: list[ColumnInfo], identifiers: list[ColumnInfo], question: str = ""
+) -> ColumnInfo | Refusal:
     """The one measure column the question names, else the table's only one; identifiers never."""
     table = query.table
     measures = [c for c in numeric if c.is_measure]
+    share = _share_column(measures, question) if len(measures) > 1 else None
+    if share is not None:
+        query.notes.append((f"问的是占比：「{share.name}」", f"a share is asked: '{share.name}'"))
+        return share
     if not measures and identifiers:
         c = identifiers[0]
         return Refusal(f"「{c.name}」是标识列（{c.identifier}），不是可以计算的数值。",

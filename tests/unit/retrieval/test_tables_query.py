@@ -165,3 +165,21 @@ def test_a_one_letter_grade_after_wei_is_a_value(sales: TableStore) -> None:
     assert result.outcome == "exact" and result.data["value"] == "3"
     # the letter alone elsewhere in a sentence is not taken for the grade
     assert answer_table_question("a订单金额合计", sales, ["sales"]).data.get("value") != "195"
+
+
+def test_a_share_question_reads_the_share_column_not_the_numerators(tmp_path: Path) -> None:
+    doc = ParsedDocument(path="regions.xlsx", file_type="xlsx", blocks=[Block.table(
+        [["区域", "销售额（元）", "占销售总额比例"]],
+        [["华东", "500", "50%"], ["华北", "300", "30%"], ["华南", "200", "20%"]], sheet="区域",
+        meta={"first_row": 1, "last_row": 4})])
+    store = TableStore(tmp_path / "r.duckdb")
+    store.put("regions", "regions.xlsx", doc)
+    try:
+        share = answer_table_question("华东和华北的销售额合计占销售总额的比例是多少？", store, ["regions"])
+        assert share.outcome == "exact", share.answer_text
+        assert "占销售总额比例" in share.answer_text and "800" not in share.answer_text
+        # without the share wording both measures are still ambiguous
+        both = answer_table_question("销售额和占销售总额比例合计是多少？", store, ["regions"])
+        assert both.outcome != "exact"
+    finally:
+        store.close()
