@@ -60,7 +60,7 @@ def tokenize_for_bm25(text: str) -> list[str]:
 #: gives 时候), never the subject asked about.
 _NOT_SUBJECTS = frozenset(
     """批注 备注 注释 脚注 附件 条款 章节 表格 文档 文件 内容 意见 规定 要求 问题 情况 时间 多长时间 多少钱
-    时候 什么时候 几时 哪天 哪里 哪儿 地方 多久 多少
+    时候 什么时候 几时 哪天 哪里 哪儿 地方 多久 多少 国人 哪国 哪一年
     幻灯片 演讲者 document documents comment comments notes file""".split()  # noqa: SIM905
 )
 #: Parts of speech that name a subject (jieba/ICTCLAS tags): nouns, names, places, organisations, nominal verbs.
@@ -76,7 +76,9 @@ def subject_words(text: str) -> list[str]:
 
     _jieba()
     out: list[str] = []
-    for pair in posseg.cut(normalise_text(text)):
+    # HMM off: only dictionary words. jieba's HMM invents words across a name and its particle ("矢井田瞳于"
+    # gives "瞳于"), and an invented word that no document spells would make a present subject look missing.
+    for pair in posseg.cut(normalise_text(text), HMM=False):
         word, flag = pair.word.strip(), pair.flag
         if flag not in _SUBJECT_FLAGS or word in stopwords() or word in _NOT_SUBJECTS:
             continue

@@ -66,6 +66,11 @@ QUESTION_WORDS = frozenset(
     to for about according document documents file say says said tell me please there can could should must
     maximum minimum""".split()  # noqa: SIM905
 )
+#: Chinese interrogative phrases, longest first (cut out of the question before it is tokenized).
+_INTERROGATIVE = re.compile("|".join(sorted(
+    """哪一年 哪一天 哪一位 哪一个 哪一家 哪一种 哪年 哪国人 哪国 哪个国家 哪个城市 哪座城市 哪个 哪些 哪位 哪家
+    哪种 哪里 哪儿 什么时候 什么地方 什么时间 什么样 多少次 多少个 多少年 多少 几个 几年 几次 几天 几位 几种
+    怎么样 怎样 怎么 如何 为什么 是谁 何时 何地""".split(), key=len, reverse=True)))  # noqa: SIM905
 #: A rare word shared by the two quotes of a two-document answer earns at most this bonus.
 BRIDGE_WEIGHT = 0.5
 #: Candidate sentences per document tried in pairs.
@@ -133,8 +138,12 @@ class _Candidate:
 
 
 def key_terms(question: str, tokenize: Tokenize) -> list[str]:
-    """The question's tokens that name something (question words and stop words dropped), in order."""
-    return list(dict.fromkeys(t for t in tokenize(question) if t not in QUESTION_WORDS and t.strip()))
+    """The question's tokens that name something (question words and stop words dropped), in order.
+
+    Interrogative phrases are cut out before tokenizing: search-mode tokens of "哪一年" include "一年", of
+    "哪国人" "国人", and those would be taken for words the answer must contain."""
+    asked = _INTERROGATIVE.sub(" ", question)
+    return list(dict.fromkeys(t for t in tokenize(asked) if t not in QUESTION_WORDS and t.strip()))
 
 
 def concepts(terms: Sequence[str]) -> dict[str, list[str]]:

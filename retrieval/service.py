@@ -434,8 +434,9 @@ class QuestionService:
 
         def extract(question: str, materials: Sequence[Material], language: str) -> ExtractiveAnswer:
             ignored_words = {t for text in ignore for t in tokenize_for_bm25(text)}
+            retrieved = "".join(m.text for m in materials)
             missing = [w for w in subject_words(question)
-                       if w not in ignored_words and not self.kb.bm25.mentions(w)]
+                       if w not in ignored_words and w not in retrieved and not self.kb.bm25.mentions(w)]
             return extractive_answer(
                 question, materials, language=language, tokenize=tokenize_for_bm25, weights=self._weight,
                 label_of=lambda material, sentence: self._label(material, sentence, language),

@@ -142,3 +142,15 @@ def test_an_interrogative_is_not_a_missing_subject() -> None:
 
     assert subject_words("那第二期款什么时候付？") == []
     assert subject_words("年终奖什么时候发？") == ["年终奖"]
+
+
+def test_interrogative_phrases_are_not_words_the_answer_must_contain() -> None:
+    from retrieval.extractive import default_tokenize, key_terms
+
+    tokenize = default_tokenize()
+    assert "一年" not in key_terms("矢井田瞳于哪一年出道？", tokenize)
+    assert "国人" not in key_terms("列卡度·华斯迪是哪国人？", tokenize)
+    singer = mat(0, "2007年7月28日结婚，丈夫比她大一年。1999年以SEESEE的名义出道。")
+    answer = extractive_answer("她于哪一年出道？", [singer], language="zh", tokenize=tokenize_for_bm25,
+                               max_sentences=1)
+    assert answer.found and "1999年" in answer.text.splitlines()[1], answer.text
