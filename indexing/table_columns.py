@@ -32,6 +32,9 @@ from officeqa.numbers import parse_number
 __all__ = ["ColumnSpec", "display_value", "header_paths", "parse_date", "type_columns"]
 
 SAMPLE = 500  # non-empty cells a column's type is first judged on
+#: The note a column gets when its cells are written as percentages ("9.87%"): values are stored as fractions
+#: (0.0987) and answers show them as percentages again.
+PERCENT_NOTE = "percent: cells written as percentages, stored as fractions"
 NUMERIC_SHARE = 0.8  # non-empty cells that must parse for a numeric column (the rest: NULL, reported)
 DATE_SHARE = 0.9
 MAX_SCALE = 10
@@ -294,6 +297,9 @@ def _type_decimals(spec: ColumnSpec, cells: list[str], sample: list[str]) -> boo
     if bad:
         spec.notes.append(f"{bad} cells are not numbers (kept as text, not counted)")
     spec.raw = list(cells) if raw_needed or bad else None
+    numbers = [c for c, t in zip(cells, texts, strict=True) if t is not None]
+    if numbers and sum(1 for c in numbers if c.rstrip().endswith(("%", "％"))) >= NUMERIC_SHARE * len(numbers):
+        spec.notes.append(PERCENT_NOTE)
     return True
 
 

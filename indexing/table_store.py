@@ -88,6 +88,13 @@ class ColumnInfo:
         return f"c{self.index}"
 
     @property
+    def is_percent(self) -> bool:
+        """Cells written as percentages ("9.87%"), stored as fractions: shown as percentages again."""
+        from indexing.table_columns import PERCENT_NOTE
+
+        return PERCENT_NOTE in self.notes
+
+    @property
     def is_measure(self) -> bool:
         """Numeric and not an identifier: may be summed, averaged, ranked."""
         return self.kind == "decimal" and self.identifier is None

@@ -100,8 +100,11 @@ def query_words(q: TableQuery, zh: bool, matched: int | None = None) -> str:
     return text + tail + (f"; {notes}" if notes else "")
 
 
-def _number(value: Any, scale: int | None = None) -> tuple[str, str]:
-    """(grouped, plain) forms of a computed number."""
+def _number(value: Any, scale: int | None = None, percent: bool = False) -> tuple[str, str]:
+    """(grouped, plain) forms of a computed number; ``percent``: a fraction shown as a percentage ("80%")."""
+    if percent and isinstance(value, Decimal):
+        shown = format((value * 100).normalize(), "f")
+        return f"{shown}%", format(value, "f")
     if isinstance(value, Decimal):
         plain = format(value, "f")
         whole, _, frac = plain.partition(".")
@@ -153,8 +156,9 @@ def table_result(result: TableResult, route: str, zh: bool) -> HandlerResult:
     items: list[HandlerItem] = []
     data: dict[str, Any] = {"table": q.table.to_json(), "op": q.op, "matched_rows": result.matched,
                             "sql": result.sql, "params": result.params}
+    percent = q.op in ("sum", "avg", "max", "min") and q.measure is not None and q.measure.is_percent
     if q.op in ("sum", "avg", "max", "min", "count", "count_distinct") and q.group is None:
-        grouped, plain = _number(result.value)
+        grouped, plain = _number(result.value, percent=percent)
         if result.value is None:
             lines.append("结果：没有符合条件的数值。" if zh else "Result: no matching numbers.")
         else:
@@ -186,7 +190,7 @@ def table_result(result: TableResult, route: str, zh: bool) -> HandlerResult:
         data["rows"] = result.rows
     else:
         for key, value, n, cited in result.groups:
-            grouped, plain = _number(value)
+            grouped, plain = _number(value, percent=percent)
             lines.append(f"- {key}: {grouped}（{n:,} 行）" if zh else f"- {key}: {grouped} ({n:,} rows)")
             items.append(HandlerItem(value=key, normalized=plain, kind=q.op, extra={"rows": n},
                                      citations=[_citation(q, cited, n)]))

@@ -178,6 +178,7 @@ def test_a_share_question_reads_the_share_column_not_the_numerators(tmp_path: Pa
         share = answer_table_question("华东和华北的销售额合计占销售总额的比例是多少？", store, ["regions"])
         assert share.outcome == "exact", share.answer_text
         assert "占销售总额比例" in share.answer_text and "800" not in share.answer_text
+        assert "结果：80%（精确值 0.8）" in share.answer_text  # written as percentages, shown as percentages
         # without the share wording both measures are still ambiguous
         both = answer_table_question("销售额和占销售总额比例合计是多少？", store, ["regions"])
         assert both.outcome != "exact"
