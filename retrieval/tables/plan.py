@@ -60,6 +60,8 @@ class TableQuery:
     limit: int | None = None
     ascending: bool = False
     implicit_sum: bool = False
+    #: "前五名客户合计…": the ranked groups' values are also totalled (rank with an explicit total word)
+    total_of_ranked: bool = False
     notes: list[tuple[str, str]] = field(default_factory=list)  # (zh, en) implicit choices said in words
 
 
@@ -393,7 +395,7 @@ def _rank(query: TableQuery, numeric: list[ColumnInfo], identifiers: list[Column
     if counting:
         query.rank_agg = "count"
     else:
-        measure = _measure(query, numeric, [c for c in identifiers if c != query.group])
+        measure = _measure(query, numeric, [c for c in identifiers if c != query.group], linked.text)
         if isinstance(measure, Refusal):
             return measure
         query.measure = measure
@@ -413,4 +415,17 @@ def _rank(query: TableQuery, numeric: list[ColumnInfo], identifiers: list[Column
                        {"operations": ["avg", "max", "min"]}, table)
     if query.limit is None:
         query.limit = 1
+    if query.limit > 1 and query.rank_agg in ("sum", "count") and _asks_total(linked):
+        query.total_of_ranked = True
     return query
+
+
+#: Words that ask for a total of what was ranked ("前五名客户合计"); 总 alone is left out (销售总额 names a column).
+_TOTAL_WORDS = re.compile(r"合计|总计|共计|一共|总共|加起来|合起来|之和|in total|combined|altogether", re.IGNORECASE)
+
+
+def _asks_total(linked: Linked) -> bool:
+    text = linked.text
+    for column in linked.table.columns:
+        text = text.replace(column.name, " ")
+    return _TOTAL_WORDS.search(text) is not None

@@ -156,7 +156,8 @@ def table_result(result: TableResult, route: str, zh: bool) -> HandlerResult:
     items: list[HandlerItem] = []
     data: dict[str, Any] = {"table": q.table.to_json(), "op": q.op, "matched_rows": result.matched,
                             "sql": result.sql, "params": result.params}
-    percent = q.op in ("sum", "avg", "max", "min") and q.measure is not None and q.measure.is_percent
+    percent = q.measure is not None and q.measure.is_percent and (
+        q.op in ("sum", "avg", "max", "min") or (q.op == "rank" and q.rank_agg in ("sum", "avg")))
     if q.op in ("sum", "avg", "max", "min", "count", "count_distinct") and q.group is None:
         grouped, plain = _number(result.value, percent=percent)
         if result.value is None:
@@ -195,11 +196,34 @@ def table_result(result: TableResult, route: str, zh: bool) -> HandlerResult:
             items.append(HandlerItem(value=key, normalized=plain, kind=q.op, extra={"rows": n},
                                      citations=[_citation(q, cited, n)]))
         data["groups"] = {k: _number(v)[1] for k, v, _, _ in result.groups}
+        if q.op == "rank" and q.total_of_ranked and result.groups:
+            _ranked_total(result, zh, percent, lines, items, data)
     if result.ties:
         lines.append("（有并列，全部列出）" if zh else "(ties are all listed)")
     lines.append(("来源：" if zh else "Source: ") + _rows_label(q, result.cited, result.matched, zh))
     return HandlerResult(route=route, answer_text="\n".join(lines), items=items, data=data, outcome="exact",
                          query=words)
+
+
+def _ranked_total(result: TableResult, zh: bool, percent: bool, lines: list[str], items: list[HandlerItem],
+                  data: dict[str, Any]) -> None:
+    """"前五名客户合计…": the total of the ranked groups, unless ties make "the first five" ambiguous."""
+    q = result.query
+    if result.ties:
+        lines.append("（有并列，前几名不唯一，未合计）" if zh else "(ties: the top entries are not unique; no total)")
+        return
+    values = [v for _, v, _, _ in result.groups]
+    if any(not isinstance(v, (Decimal, int)) for v in values):
+        return
+    total = sum((Decimal(v) for v in values), Decimal(0))
+    grouped, plain = _number(total, percent=percent)
+    n = len(values)
+    lines.append(f"前 {n} 项合计：{grouped}（精确值 {plain}）" if zh else
+                 f"Total of the top {n}: {grouped} (exact: {plain})")
+    cited = sorted({r for _, _, _, rows in result.groups for r in rows})
+    items.append(HandlerItem(value=grouped, normalized=plain, kind="sum",
+                             citations=[_citation(q, cited, sum(c for _, _, c, _ in result.groups))]))
+    data["value"] = plain
 
 
 def _lookup_lines(result: TableResult, zh: bool, lines: list[str], items: list[HandlerItem],

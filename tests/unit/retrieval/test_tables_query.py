@@ -184,3 +184,23 @@ def test_a_share_question_reads_the_share_column_not_the_numerators(tmp_path: Pa
         assert both.outcome != "exact"
     finally:
         store.close()
+
+
+def test_the_top_ranked_groups_are_totalled_when_the_question_asks_for_a_total(tmp_path: Path) -> None:
+    doc = ParsedDocument(path="customers.xlsx", file_type="xlsx", blocks=[Block.table(
+        [["客户", "销售额（元）", "占销售总额比例"]],
+        [["甲", "500", "50%"], ["乙", "300", "30%"], ["丙", "150", "15%"], ["丁", "50", "5%"]], sheet="客户",
+        meta={"first_row": 1, "last_row": 5})])
+    store = TableStore(tmp_path / "c.duckdb")
+    store.put("customers", "customers.xlsx", doc)
+    try:
+        total = answer_table_question("前两名客户合计销售额是多少？", store, ["customers"])
+        assert total.outcome == "exact", total.answer_text
+        assert "前 2 项合计：800" in total.answer_text and total.data["value"] == "800"
+        share = answer_table_question("前三名客户合计销售额占销售总额的比例是多少？", store, ["customers"])
+        assert "前 3 项合计：95%（精确值 0.95）" in share.answer_text, share.answer_text
+        # no total word: the ranking alone
+        ranked = answer_table_question("销售额最高的两个客户", store, ["customers"])
+        assert "合计" not in ranked.answer_text and "甲" in ranked.answer_text
+    finally:
+        store.close()
