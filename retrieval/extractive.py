@@ -205,20 +205,35 @@ def extractive_answer(
     if best is not None:
         label = label_of(top[best.material], best.sentence) if label_of is not None else None
         said = f"{label or ''}{best.sentence}"  # a comment's author counts ("法务" in "批注（周敏（法务部））")
+    coverage = best.coverage if best is not None else 0.0
+    chosen: list[_Candidate] = []
+    if best is not None and per_document and len({_doc(m) for m in top}) > 1:
+        # two documents answer together (a contact named in a contract, that person's task in the minutes):
+        # whether the documents answer is judged on the quotes taken together, not on the best one alone
+        chosen = _per_document(best, top, term_weights, weigh, numbers, tokenize, context_of,
+                               2 * max_sentences if compare else 2, ordinal)
+        coverage = max(coverage, _joint_coverage(chosen, term_weights, tokenize))
+        said = "".join([said, *(c.sentence for c in chosen)])
     lacking = [w for w in missing_subjects if not (squash_spaces(w) in squash_spaces(said) or _chars_present(w, said))]
-    if best is None or best.coverage < NOT_FOUND_COVERAGE or lacking:
+    if best is None or coverage < NOT_FOUND_COVERAGE or lacking:
         closest = [best] if best is not None and best.coverage > 0 else []
         head = [message("not_found", language)]
         if closest:
             head.append(message("closest", language))
-        return _render(head, closest, top, label_of, found=False, coverage=best.coverage if best else 0.0)
-    if per_document and len({_doc(m) for m in top}) > 1:
-        chosen = _per_document(best, top, term_weights, weigh, numbers, tokenize, context_of,
-                               2 * max_sentences if compare else 2, ordinal)
-    else:
+        return _render(head, closest, top, label_of, found=False, coverage=coverage)
+    if not chosen:
         chosen = _choose(candidates, term_weights, max_sentences)
-    return _render([message("extract_header", language)], chosen, top, label_of, found=True,
-                   coverage=best.coverage)
+    return _render([message("extract_header", language)], chosen, top, label_of, found=True, coverage=coverage)
+
+
+def _joint_coverage(chosen: list[_Candidate], term_weights: dict[str, float], tokenize: Tokenize) -> float:
+    """The share of the question's concepts that the chosen sentences cover together (each at its best credit)."""
+    groups = concepts(list(term_weights))
+    total = sum(term_weights[c] for c in groups) or 1.0
+    tokens = [(set(tokenize(c.sentence)), c.sentence) for c in chosen]
+    earned = sum(max((_credit(c, parts, term_weights, t, set(), sentence) for t, sentence in tokens), default=0.0)
+                 for c, parts in groups.items())
+    return earned / total
 
 
 def squash_spaces(text: str) -> str:

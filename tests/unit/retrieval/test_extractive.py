@@ -154,3 +154,16 @@ def test_interrogative_phrases_are_not_words_the_answer_must_contain() -> None:
     answer = extractive_answer("她于哪一年出道？", [singer], language="zh", tokenize=tokenize_for_bm25,
                                max_sentences=1)
     assert answer.found and "1999年" in answer.text.splitlines()[1], answer.text
+
+
+def test_two_documents_that_answer_only_together_are_not_called_not_found() -> None:
+    # no sentence covers the question alone: the contact is in the contract, the task in the minutes
+    contract = Material(text="乙方（受托方）：杭州星河智能科技股份有限公司。乙方项目联系人：陈思远。", source="s0",
+                        score=2.0, chunk_id="c0", meta={"doc_id": "contract", "path": "/d/合同.docx"})
+    minutes = Material(text="行动项: 确认定制报表字段, 负责人: 陈思远, 截止日期: 2024-03-29", source="s1", score=1.0,
+                       chunk_id="m0", meta={"doc_id": "minutes", "path": "/d/纪要.docx", "kind": "table"})
+    question = "合同里乙方的项目联系人在评审会上领了哪项任务？截止日期是哪天？"
+    alone = extractive_answer(question, [contract, minutes], tokenize=tokenize_for_bm25)
+    together = extractive_answer(question, [contract, minutes], tokenize=tokenize_for_bm25, per_document=True)
+    assert together.found and "2024-03-29" in together.text and "陈思远" in together.text, together.text
+    assert together.coverage > alone.coverage
