@@ -175,6 +175,12 @@ class QuestionService:
         rewrite = rewrite_followup(question, turns, self.generator if failure is None else None)
         standalone = rewrite.standalone
         catalog = self.catalog()
+        if not catalog:  # nothing indexed yet: say how to start, not "nothing matches"
+            yield AnswerEvent("answer", answer=self._final(Answer(
+                message("empty_kb", language), [], "extractive", question, standalone, language, None,
+                {"rewrite": {"standalone": standalone, "method": rewrite.method}, "scope": {"method": "empty"}}),
+                started))
+            return
         scope = self._scope(standalone, documents, catalog)
         stored = self._stored(scope.doc_ids, catalog) if scope.doc_ids else ([], [])
         decision = self._route(standalone, scope, stored[0], catalog)

@@ -201,3 +201,13 @@ def test_cli_ask_json_has_the_service_shape(kb_settings: tuple[Settings, Path], 
     assert out["mode"] == "extractive" and "五天" in out["answer"]
     assert {"route", "scope", "retrieval", "timings"} <= set(out["metadata"])
     assert out["citations"][0]["document"] == "员工手册.md"
+
+
+def test_an_empty_knowledge_base_says_how_to_start(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "empty", embedding=EmbeddingSettings(backend="hash"),
+                        ollama=OllamaSettings(host="http://127.0.0.1:9", connect_timeout_s=0.5, retries=0))
+    with QuestionService.open(settings, generator=None) as svc:
+        zh = svc.ask("年假有几天？")
+        en = svc.ask("How many vacation days do I get?")
+    assert "officeqa index" in zh.text and "还没有文档" in zh.text and not zh.citations
+    assert en.text.startswith("The knowledge base is empty") and "officeqa index" in en.text
