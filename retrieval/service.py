@@ -65,6 +65,14 @@ if TYPE_CHECKING:
 RETRIEVED_SCOPE_DOCUMENTS = 1
 #: Table refusals that mean "not a question about these tables": retrieval answers instead.
 NOT_TABLE_QUESTIONS = ("no_table", "no_link")
+#: Words that ask for a computation over rows: a question routed to plain retrieval that has one is also tried
+#: on the stored tables (only an exact table answer is used).
+_COMPUTES = re.compile(
+    r"how many|in total|\btotal\b|\bsum\b|average|\bmean\b|(?:the )?(?:most|least|fewest|highest|lowest|largest|"
+    r"smallest)\b|maximum|minimum|合计|总计|共计|一共|总共|加起来|平均|最高|最低|最多|最少|最大|最小|多少个|多少条|"
+    r"多少笔|多少家|多少人|几个|几条|几笔|几家",
+    re.IGNORECASE,
+)
 #: Documents with tables (from the top retrieved) the table linker chooses among when the question names none.
 TABLE_SCOPE_DOCUMENTS = 5
 #: The L0 route of whole-document questions ("总结", "概括第四章", "overview"): answered from the summary tree.
@@ -242,6 +250,17 @@ class QuestionService:
                 else:
                     rule_fallback = rule
                     extra.append(handler_material(decision, rule.text))
+        elif decision.route == "retrieve_qa" and _COMPUTES.search(standalone) and catalog:
+            # no rule routed it to the tables, but it asks for a computation ("Which team won the Stanley Cup the
+            # most times?"): an exact table answer wins; anything short of exact leaves the question to retrieval
+            probe = self._table_answer(replace(decision, route="table_aggregate"), standalone, scope, language,
+                                       mode, catalog)
+            base["table_probe"] = probe.result.outcome if probe is not None else "no table"
+            if probe is not None and probe.result.outcome == "exact":
+                documents = self._stored([d for d in dict.fromkeys(probe.doc_ids) if d in catalog], catalog)
+                yield AnswerEvent("answer", answer=self._render_result(
+                    question, rewrite, language, probe.result, probe.scope, documents, catalog, base, started))
+                return
         yield from self._retrieval_answer(
             question, turns, rewrite, failure, scope, catalog, extra, rule_fallback, base, stream, mode,
             language, started,
@@ -406,10 +425,13 @@ class QuestionService:
             scope = Scope("retrieved", doc_ids)
         if not doc_ids:
             return None
-        asked = strip_names(question, self._naming_words(scope, catalog) if scope.restricts else [])
+        names = self._naming_words(scope, catalog) if scope.restricts else []
         with self.kb.tables_for(doc_ids) as store:  # the backend's table store (a DuckDB file, or a cache)
             if store is None:
                 return None
+            # a word that named the document but is also a column ("Stanley Cups" of stanley-cups.csv) stays
+            columns = {c.name.casefold() for t in store.tables(doc_ids) for c in t.columns}
+            asked = strip_names(question, [n for n in names if n.casefold() not in columns])
             result = answer_for_route(decision.route, asked, store, doc_ids, language)
         if result is None:
             return None

@@ -265,7 +265,7 @@ def _lookup(query: TableQuery, runner: _Runner, table: str, where: str, params: 
     names = _columns_of(runner, table)
     result.rows = [_row_dict(query, dict(zip(names, r, strict=True))) for r in rows]
     result.cited = [row["row"] for row in result.rows][:CITED_ROWS]
-    if len(query.targets) == 1 and query.targets[0].is_measure and result.matched > 1:
+    if query.implicit_sum and len(query.targets) == 1 and result.matched > 1:
         m = query.targets[0].sql
         total, count = runner.run(f"SELECT sum({m}), count({m}) FROM {table} WHERE {where}", params)[0]
         result.value, result.value_rows = total, int(count)

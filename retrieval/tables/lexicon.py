@@ -30,8 +30,9 @@ OP_WORDS: dict[str, tuple[str, ...]] = {
                        "number of different", "count of distinct", "distinct count", "distinct", "unique"),
     "count": ("多少个人", "几个人", "多少条", "几条", "多少行", "几行", "多少笔", "几笔", "多少单", "几单", "多少个",
               "几个", "多少家", "几家", "多少人", "几人", "多少位", "几位", "多少名", "几名", "多少项", "几项",
-              "条数", "行数", "笔数", "单数", "个数", "记录数", "订单数", "计数", "how many", "number of", "count of",
-              "count"),
+              "条数", "行数", "笔数", "单数", "个数", "记录数", "订单数", "计数", "多少订单", "多少个订单",
+              "多少笔订单", "多少记录", "多少条记录", "多少交易", "多少笔交易", "订单有多少", "记录有多少",
+              "交易有多少", "how many", "number of", "count of", "count"),
     "avg": ("平均值", "平均数", "平均", "均值", "average", "mean", "avg"),
     "max": ("最大值", "最高", "最大", "最多", "最贵", "max", "maximum", "highest", "largest", "biggest", "most"),
     "min": ("最小值", "最低", "最小", "最少", "最便宜", "min", "minimum", "lowest", "smallest", "least", "fewest"),
@@ -79,6 +80,8 @@ FILLERS = tuple(sorted({
     "one", "ones", "or", "overall", "per", "please", "rank", "ranked", "ranking", "s", "sheet", "show", "table",
     "tell", "than", "that", "the", "their", "there", "these", "this", "those", "to", "top", "up", "value", "values",
     "was", "we", "were", "what", "what's", "whats", "where", "which", "who", "whole", "whose", "with",
+    # verbs that only say a count column counts something ("won the Stanley Cup the most times")
+    "win", "wins", "won", "times", "earned", "got", "received",
 }, key=len, reverse=True))
 
 

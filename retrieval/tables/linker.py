@@ -190,11 +190,18 @@ def _column_terms(column: ColumnInfo) -> list[tuple[str, str]]:
 
 
 def _forms(word: str) -> list[str]:
-    """A word and, for English, its plural ("salesperson" -> "salespersons", "city" -> "cities")."""
+    """A word and, for English, its plural ("salesperson" -> "salespersons", "city" -> "cities"), or for a
+    plural its singular ("Stanley Cups" -> "Stanley Cup", "cities" -> "city")."""
     if not word.isascii() or not word[-1:].isalpha():
         return [word]
     if word.endswith("y") and len(word) > 2 and word[-2] not in "aeiou":
         return [word, word[:-1] + "ies"]
+    if word.endswith("ies") and len(word) > 4:
+        return [word, word[:-3] + "y"]
+    if word.endswith(("ses", "xes", "ches", "shes")):
+        return [word, word[:-2]]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return [word, word[:-1]]  # "Stanley Cups" is also named "Stanley Cup"
     if word.endswith(("s", "x", "ch", "sh")):
         return [word, word + "es"]
     return [word, word + "s"]

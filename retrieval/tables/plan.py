@@ -312,6 +312,13 @@ def _finish(query: TableQuery, remaining: list[ColumnInfo], linked: Linked) -> T
                            {"group_by": names}, table)
         return query
     if op == "count":
+        measures = [c for c in numeric if c.is_measure]
+        if len(measures) == 1 and not others and not linked.row_noun and (
+                _is_additive(measures[0]) or "how many" in linked.text.lower()):
+            # "How many Stanley Cups in total?", "一共卖出多少数量": the named column already counts things
+            query.op, query.measure = "sum", measures[0]
+            query.notes.append((f"「{measures[0].name}」本身是数量：对它求和", f"'{measures[0].name}' counts: summed"))
+            return query
         if len(others) == 1 and not linked.row_noun and others[0].kind == "text" and not linked.values:
             query.op, query.targets = "count_distinct", others
         return query
@@ -341,6 +348,8 @@ def _finish(query: TableQuery, remaining: list[ColumnInfo], linked: Linked) -> T
         return Refusal("没有给出筛选条件，无法确定是哪一行；是要求和还是列出全部？",
                        "No condition picks a row: sum it or list every row?", {"columns": _names(remaining)}, table)
     query.targets = remaining
+    # several rows of one additive measure ("华东区的金额是多少") are summed; a price or a rate is listed instead
+    query.implicit_sum = len(remaining) == 1 and remaining[0].is_measure and _is_additive(remaining[0])
     return query
 
 
@@ -409,7 +418,10 @@ def _rank(query: TableQuery, numeric: list[ColumnInfo], identifiers: list[Column
         else:
             return Refusal("排名按哪一列分组？" + (f"候选：{'、'.join(_names(candidates))}。" if candidates else ""),
                            "Rank groups of which column?", {"group_by": _names(candidates)}, table)
-    if query.rank_agg == "sum" and query.measure is not None and not _is_additive(query.measure):
+    one_row_each = query.group is not None and query.group.distinct is not None and \
+        query.group.distinct >= table.row_count  # each group is one row: its sum is its value
+    if query.rank_agg == "sum" and query.measure is not None and not _is_additive(query.measure) and \
+            not one_row_each:
         return Refusal(f"「{query.measure.name}」不能相加，排名要按平均、最大还是最小？",
                        f"'{query.measure.name}' is not additive: rank by average, maximum or minimum?",
                        {"operations": ["avg", "max", "min"]}, table)

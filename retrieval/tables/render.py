@@ -96,8 +96,12 @@ def query_words(q: TableQuery, zh: bool, matched: int | None = None) -> str:
         tail = f"（表「{q.table.name}」" + (f"，共 {matched:,} 行" if matched is not None else "") + "）"
         return text + tail + (f"；{notes}" if notes else "")
     text = f"{body} where {conditions}" if conditions else body
-    tail = f" (table '{q.table.name}'" + (f", {matched:,} rows" if matched is not None else "") + ")"
+    tail = f" (table '{q.table.name}'" + (f", {matched:,} {_rows_word(matched)}" if matched is not None else "") + ")"
     return text + tail + (f"; {notes}" if notes else "")
+
+
+def _rows_word(n: int) -> str:
+    return "row" if n == 1 else "rows"
 
 
 def _number(value: Any, scale: int | None = None, percent: bool = False) -> tuple[str, str]:
@@ -145,7 +149,7 @@ def _rows_label(q: TableQuery, rows: list[int], total: int, zh: bool) -> str:
         return where
     if zh:
         return f"{where} · {kind_zh}{shown}{more}{'行' if t.rows_exact else ''}（共 {total:,} 行）"
-    return f"{where} · {'rows' if t.rows_exact else 'data rows'} {shown}{more} ({total:,} rows)"
+    return f"{where} · {'rows' if t.rows_exact else 'data rows'} {shown}{more} ({total:,} {_rows_word(total)})"
 
 
 def table_result(result: TableResult, route: str, zh: bool) -> HandlerResult:
@@ -178,7 +182,7 @@ def table_result(result: TableResult, route: str, zh: bool) -> HandlerResult:
     elif q.op == "list":
         lines.append(f"共 {len(result.groups)} 个不同的值：" if zh else f"{len(result.groups)} distinct values:")
         for key, _, n, _ in result.groups:
-            lines.append(f"- {key}（{n:,} 行）" if zh else f"- {key} ({n:,} rows)")
+            lines.append(f"- {key}（{n:,} 行）" if zh else f"- {key} ({n:,} {_rows_word(n)})")
             items.append(HandlerItem(value=key, kind="value", extra={"rows": n},
                                      citations=[_citation(q, [], n)]))
         data["values"] = [k for k, *_ in result.groups]
@@ -192,7 +196,7 @@ def table_result(result: TableResult, route: str, zh: bool) -> HandlerResult:
     else:
         for key, value, n, cited in result.groups:
             grouped, plain = _number(value, percent=percent)
-            lines.append(f"- {key}: {grouped}（{n:,} 行）" if zh else f"- {key}: {grouped} ({n:,} rows)")
+            lines.append(f"- {key}: {grouped}（{n:,} 行）" if zh else f"- {key}: {grouped} ({n:,} {_rows_word(n)})")
             items.append(HandlerItem(value=key, normalized=plain, kind=q.op, extra={"rows": n},
                                      citations=[_citation(q, cited, n)]))
         data["groups"] = {k: _number(v)[1] for k, v, _, _ in result.groups}

@@ -211,3 +211,23 @@ def test_an_empty_knowledge_base_says_how_to_start(tmp_path: Path) -> None:
         en = svc.ask("How many vacation days do I get?")
     assert "officeqa index" in zh.text and "还没有文档" in zh.text and not zh.citations
     assert en.text.startswith("The knowledge base is empty") and "officeqa index" in en.text
+
+
+def test_a_computation_routed_to_retrieval_is_answered_exactly_from_a_table(tmp_path: Path, corpus_dir: Path) -> None:
+    files = tmp_path / "files"
+    files.mkdir()
+    shutil.copy(corpus_dir / "csv" / "EDGE_utf16-bom_stanley-cups.csv", files / "stanley-cups.csv")
+    (files / "club.md").write_text("# Club history\n\nThe club was founded in 1902 and won the most titles in 1960.\n",
+                                   encoding="utf-8")
+    settings = Settings(data_dir=tmp_path / "data", embedding=EmbeddingSettings(backend="hash"),
+                        ollama=OllamaSettings(host="http://127.0.0.1:9", connect_timeout_s=0.5, retries=0))
+    with KnowledgeBase.open(settings) as kb:
+        assert not kb.index_paths([files]).failed
+    with QuestionService.open(settings, generator=None) as svc:
+        total = svc.ask("How many Stanley Cups in total?")  # the file is named by the column's own words
+        most = svc.ask("Which team won the Stanley Cup the most times?")
+        text = svc.ask("When was the club founded?")
+    assert total.mode == "rule" and "Result: 16 (exact: 16)" in total.text, total.text
+    assert total.citations and total.citations[0].document == "stanley-cups.csv"
+    assert "Maple Leafs: 13" in most.text and most.metadata.get("table_probe") == "exact"
+    assert text.mode == "extractive" and "1902" in text.text

@@ -204,3 +204,35 @@ def test_the_top_ranked_groups_are_totalled_when_the_question_asks_for_a_total(t
         assert "合计" not in ranked.answer_text and "甲" in ranked.answer_text
     finally:
         store.close()
+
+
+def test_english_count_columns_are_summed_ranked_and_named_in_the_singular(shared_dir: Path, tmp_path: Path) -> None:
+    from indexing.parsing import parse_file
+
+    doc = parse_file(shared_dir / "corpus" / "csv" / "EDGE_utf16-bom_stanley-cups.csv")  # Team, Location, Cups
+    store = TableStore(tmp_path / "cups.duckdb")
+    store.put("cups", "stanley-cups.csv", doc)
+    try:
+        total = answer_table_question("How many Stanley Cups in total?", store, ["cups"])
+        assert total.outcome == "exact" and total.data["value"] == "16", total.answer_text  # 1 + 2 + 13, not 3 rows
+        flyers = answer_table_question("How many Stanley Cups did the Flyers win?", store, ["cups"])
+        assert flyers.data.get("value") == "2", flyers.answer_text
+        most = answer_table_question("Which team won the Stanley Cup the most times?", store, ["cups"])
+        assert most.outcome == "exact" and "Maple Leafs: 13 (1 row)" in most.answer_text, most.answer_text
+    finally:
+        store.close()
+
+
+def test_several_rows_of_a_price_are_listed_not_summed(tmp_path: Path) -> None:
+    doc = ParsedDocument(path="prices.xlsx", file_type="xlsx", blocks=[Block.table(
+        [["区域", "产品", "单价", "金额（元）"]], [["华东", "A", "10", "100"], ["华东", "B", "8", "40"]], sheet="价格",
+        meta={"first_row": 1, "last_row": 3})])
+    store = TableStore(tmp_path / "p.duckdb")
+    store.put("prices", "prices.xlsx", doc)
+    try:
+        price = answer_table_question("华东的单价有多少", store, ["prices"])
+        assert "18" not in price.answer_text and "单价：10" in price.answer_text and "单价：8" in price.answer_text
+        amount = answer_table_question("华东区的金额是多少", store, ["prices"])
+        assert amount.data.get("value") == "140"
+    finally:
+        store.close()
