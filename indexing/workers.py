@@ -494,7 +494,10 @@ class WorkerPool:
 
 
 class ProgressBar:
-    """Files done of a run, with chunks, failures, rate and ETA (tqdm on stderr)."""
+    """Files done of a run, with chunks, failures, rate and ETA on stderr: a tqdm bar on a terminal, else (a log
+    file, CI, ``nohup``) one plain line every ``LINE_EVERY_S`` seconds, so a long run is never silent."""
+
+    LINE_EVERY_S = 30.0
 
     def __init__(self, total: int, enabled: bool) -> None:
         from tqdm import tqdm
@@ -504,7 +507,11 @@ class ProgressBar:
         self.done = 0
         self.chunks = 0
         self.failed = 0
-        self._bar = tqdm(total=total, unit="file", file=sys.stderr, disable=not enabled, dynamic_ncols=True)
+        terminal = sys.stderr.isatty()
+        self._lines = enabled and not terminal
+        self._last_line = self.started
+        self._bar = tqdm(total=total, unit="file", file=sys.stderr, disable=not (enabled and terminal),
+                         dynamic_ncols=True)
 
     def update(self, event: Event) -> None:
         self.done += 1
@@ -512,6 +519,13 @@ class ProgressBar:
         self.failed += event.get("state") == FAILED
         self._bar.update(1)
         self._bar.set_postfix(chunks=self.chunks, failed=self.failed, refresh=False)
+        now = time.monotonic()
+        if self._lines and (now - self._last_line >= self.LINE_EVERY_S or self.done == self.total):
+            self._last_line = now
+            rates = self.rates()
+            eta = f", about {rates['eta_s']:.0f}s left" if rates["eta_s"] and self.done < self.total else ""
+            print(f"progress: {self.done}/{self.total} files, {self.chunks} chunks, {self.failed} failed, "
+                  f"{rates['files_per_min']:.1f} files/min{eta}", file=sys.stderr, flush=True)
 
     def rates(self) -> dict[str, float | None]:
         elapsed = max(1e-6, time.monotonic() - self.started)

@@ -97,7 +97,8 @@ def _events(as_json: bool):
 
 
 def _progress(args: argparse.Namespace) -> bool:
-    return not args.no_progress and not getattr(args, "json", False) and sys.stderr.isatty()
+    # a terminal gets a bar, a log file a line every 30 s (ProgressBar); --json and --no-progress get neither
+    return not args.no_progress and not getattr(args, "json", False)
 
 
 def _print_report(report, as_json: bool) -> None:
