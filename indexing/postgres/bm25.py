@@ -25,7 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from indexing.postgres.bm25_topk import SMALL_POSTINGS, QueryTerm, ThresholdSearch
+from indexing.postgres.bm25_topk import READ_SHARE, SCORE_SHARE, SMALL_POSTINGS, QueryTerm, ThresholdSearch
 from indexing.postgres.database import Database
 from officeqa.text_tokens import tokenize_for_bm25
 
@@ -109,6 +109,8 @@ class PostgresBM25:
     small_postings = SMALL_POSTINGS
     #: A scope (allowed ids) up to this size is scored chunk by chunk; a larger one by the full aggregation.
     direct_scope = DIRECT_SCOPE
+    #: (read share, score share) past which a pruned pass gives up (bm25_topk.READ_SHARE, SCORE_SHARE).
+    pruning_caps = (READ_SHARE, SCORE_SHARE)
     #: How the last search was answered: full, pruned, fallback (no proof: full) or direct (tests, benchmarks).
     last_path = ""
 
@@ -346,6 +348,7 @@ class PostgresBM25:
             search = ThresholdSearch(
                 self.db, query, total_length / n_live if total_length > 0 else 1.0, int(k), self.k1, self.b
             )
+            search.caps = self.pruning_caps
             if allowed_ids is not None and len(allowed_ids) <= self.direct_scope:
                 self.last_path = "direct"
                 return search.direct(sorted(allowed_ids))

@@ -133,6 +133,7 @@ class ThresholdSearch:
             "tids": [t.term_id for t in self.terms], "weights": [t.weight for t in self.terms],
             "k1": k1, "b": b, "avgdl": avgdl, "k": k,
         }
+        self.caps = (READ_SHARE, SCORE_SHARE)
         self.read = 0  # postings read by the last pass (tests and benchmarks look)
         self.candidates = 0  # chunks fully scored by it
 
@@ -172,8 +173,8 @@ class ThresholdSearch:
             return None
         ranges, bound = plan
         postings = sum(t.df for t in self.terms)
-        read_cap = max(1, int(postings * READ_SHARE))
-        score_cap = max(4 * self.k, int(postings * SCORE_SHARE / len(self.terms)))
+        read_cap = max(1, int(postings * self.caps[0]))
+        score_cap = max(4 * self.k, int(postings * self.caps[1] / len(self.terms)))
         params = dict(
             self.params,
             r_term=[r[0] for r in ranges], r_tf_lo=[r[1] for r in ranges], r_tf_hi=[r[2] for r in ranges],
