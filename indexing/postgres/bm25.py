@@ -339,6 +339,14 @@ class PostgresBM25:
         counts = Counter(term_key(t) for t in tokens)
         terms = list(counts)
         params: dict[str, object] = {"terms": terms, "qtf": [counts[t] for t in terms]}
+        # One statement (its own snapshot) for a large scope, or for terms too rare for pruning to pay.
+        full = allowed_ids is not None and len(allowed_ids) > self.direct_scope
+        if allowed_ids is None:
+            postings = self.db.scalar(f"SELECT sum(df) FROM {self.s}.bm25_terms WHERE term = ANY(%s)", [terms])
+            full = int(postings or 0) <= self.small_postings
+        if full:
+            self.last_path = "full"
+            return self.search_full(tokens, k, allowed_ids)
         with self.db.snapshot():  # every statement below sees the same committed state
             rows = self.db.execute(_TERMS.replace("{s}", self.s), params)
             if not rows:
@@ -349,16 +357,14 @@ class PostgresBM25:
                 self.db, query, total_length / n_live if total_length > 0 else 1.0, int(k), self.k1, self.b
             )
             search.caps = self.pruning_caps
-            if allowed_ids is not None and len(allowed_ids) <= self.direct_scope:
+            if allowed_ids is not None:
                 self.last_path = "direct"
                 return search.direct(sorted(allowed_ids))
-            self.last_path = "full"
-            if allowed_ids is None and sum(t.df for t in query) > self.small_postings:
-                found = search.run()
-                if found is not None:
-                    self.last_path = "pruned"
-                    return found
-                self.last_path = "fallback"
+            found = search.run()
+            if found is not None:
+                self.last_path = "pruned"
+                return found
+            self.last_path = "fallback"
             return self.search_full(tokens, k, allowed_ids)
 
     def search_full(

@@ -35,8 +35,9 @@ from dataclasses import dataclass
 
 from indexing.postgres.database import Database
 
-#: Query terms with at most this many postings in all are scored by the full aggregation (cheap).
-SMALL_POSTINGS = 20_000
+#: Query terms with at most this many postings in all are scored by the full aggregation: a pruned
+#: search costs a few milliseconds of round trips and seeds, what the full one spends on ~50k postings.
+SMALL_POSTINGS = 50_000
 #: An essential term with at most this many postings is read whole (a threshold saves little).
 READ_WHOLE = 2_000
 #: Per-tf ranges up to this term frequency; postings with a higher tf are all read (rare).
@@ -59,14 +60,16 @@ class QueryTerm:
     min_dl: int
 
 
-# The scores of a set of chunks (``{seqs}``, an array): per query term in query order, one index scan
-# for the set's postings, summed per chunk in that order with the full aggregation's expression (so
-# equal chunks tie exactly and each score is the full query's, bit for bit).
+# The scores of a set of chunks (``{seqs}``, an array): one (term_id, seq) key probe per query term and
+# chunk (both in the condition, so no planner picks the impact index and scans a term's every posting),
+# summed per chunk in query-term order with the full aggregation's expression (so equal chunks tie
+# exactly and each score is the full query's, bit for bit).
 _SCORE = """SELECT p.seq, sum(w.weight * p.tf * (%(k1)s::float8 + 1.0::float8)
                    / (p.tf + %(k1)s::float8 * (1.0::float8 - %(b)s::float8 + %(b)s::float8 * p.dl / %(avgdl)s::float8))
                    ORDER BY w.ord) AS score
            FROM unnest(%(tids)s::int[], %(weights)s::float8[]) WITH ORDINALITY AS w(term_id, weight, ord)
-           JOIN {s}.bm25_postings p ON p.term_id = w.term_id AND p.seq = ANY({seqs})
+           CROSS JOIN unnest({seqs}) AS c(seq)
+           JOIN {s}.bm25_postings p ON p.term_id = w.term_id AND p.seq = c.seq
            GROUP BY p.seq"""
 
 _SEEDS = """
@@ -78,7 +81,8 @@ WITH c AS MATERIALIZED (
 {score_of:ARRAY(SELECT seq FROM c ORDER BY seq):}
 """
 
-# Read the postings in the ranges (contribution >= τ_t), bound each chunk's score by what was read plus
+# Read the postings in the ranges (contribution >= τ_t; the ORDER BY steers the planner to the impact
+# index, which bounds tf and dl in the index condition), bound each chunk's score by what was read plus
 # what was not (< τ_t per unread essential term, <= the bound per non-essential one), fully score only
 # the chunks whose bound reaches θ. The caps stop a pass that would cost more than the full aggregation.
 _CANDIDATES = """
@@ -91,7 +95,8 @@ hits AS MATERIALIZED (
            / (x.tf + %(k1)s::float8 * (1.0::float8 - %(b)s::float8 + %(b)s::float8 * x.dl / %(avgdl)s::float8)) AS c,
            r.tau
     FROM r CROSS JOIN LATERAL (SELECT p.seq, p.tf, p.dl FROM {s}.bm25_postings p WHERE p.term_id = r.term_id
-                               AND p.tf <= r.tf_hi AND p.tf >= r.tf_lo AND p.dl <= r.max_dl) x
+                               AND p.tf <= r.tf_hi AND p.tf >= r.tf_lo AND p.dl <= r.max_dl
+                               ORDER BY p.tf DESC, p.dl) x
     LIMIT %(read_cap)s
 ),
 surv AS MATERIALIZED (
