@@ -46,7 +46,8 @@ scored AS (
     SELECT p.seq,
            sum(q.weight * p.tf * (%(k1)s::float8 + 1.0::float8)
                / (p.tf + %(k1)s::float8 * (1.0::float8 - %(b)s::float8 + %(b)s::float8 * p.dl / avg.avgdl))) AS score
-    FROM q JOIN {s}.bm25_postings p ON p.term_id = q.term_id CROSS JOIN avg
+    FROM q {postings}
+    CROSS JOIN avg
     {filter}
     GROUP BY p.seq
     ORDER BY score DESC, p.seq
@@ -55,6 +56,14 @@ scored AS (
 SELECT d.chunk_id, scored.score FROM scored JOIN {s}.bm25_docs d ON d.seq = scored.seq
 ORDER BY scored.score DESC, scored.seq
 """
+# Unfiltered, each term's postings are read by the (term_id, seq) key (ORDER BY p.seq), in heap order,
+# not by the impact index, whose (tf, dl) order visits the heap at random while new pages are not yet
+# all-visible. Filtered, the plain join (its plan keeps query-term order in each chunk's sum).
+_POSTINGS = (
+    "CROSS JOIN LATERAL (SELECT p.seq, p.tf, p.dl FROM {s}.bm25_postings p WHERE p.term_id = q.term_id "
+    "ORDER BY p.seq) p"
+)
+_POSTINGS_FILTERED = "JOIN {s}.bm25_postings p ON p.term_id = q.term_id"
 _ALLOWED = "WHERE p.seq IN (SELECT seq FROM {s}.bm25_docs WHERE chunk_id = ANY(%(allowed)s))"
 
 # The query terms as the full aggregation weighs them (same expression, query order), with their bounds.
@@ -379,11 +388,11 @@ class PostgresBM25:
         params: dict[str, object] = {
             "terms": terms, "qtf": [counts[t] for t in terms], "k1": self.k1, "b": self.b, "k": int(k),
         }
-        filter_sql = ""
+        filter_sql, postings = "", _POSTINGS
         if allowed_ids is not None:
-            filter_sql = _ALLOWED.replace("{s}", self.s)
+            filter_sql, postings = _ALLOWED, _POSTINGS_FILTERED
             params["allowed"] = sorted(allowed_ids)
-        sql = _SEARCH.replace("{filter}", filter_sql).replace("{s}", self.s)
+        sql = _SEARCH.replace("{filter}", filter_sql).replace("{postings}", postings).replace("{s}", self.s)
         return [(cid, float(score)) for cid, score in self.db.execute(sql, params)]
 
 
