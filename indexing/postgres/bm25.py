@@ -25,6 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from indexing.postgres.bm25_topk import READ_SHARE, SCORE_SHARE, SMALL_POSTINGS, QueryTerm, ThresholdSearch
 from indexing.postgres.database import Database
 from officeqa.text_tokens import tokenize_for_bm25
 
@@ -45,7 +46,8 @@ scored AS (
     SELECT p.seq,
            sum(q.weight * p.tf * (%(k1)s::float8 + 1.0::float8)
                / (p.tf + %(k1)s::float8 * (1.0::float8 - %(b)s::float8 + %(b)s::float8 * p.dl / avg.avgdl))) AS score
-    FROM q JOIN {s}.bm25_postings p ON p.term_id = q.term_id CROSS JOIN avg
+    FROM q {postings}
+    CROSS JOIN avg
     {filter}
     GROUP BY p.seq
     ORDER BY score DESC, p.seq
@@ -54,7 +56,26 @@ scored AS (
 SELECT d.chunk_id, scored.score FROM scored JOIN {s}.bm25_docs d ON d.seq = scored.seq
 ORDER BY scored.score DESC, scored.seq
 """
+# Unfiltered, each term's postings are read by the (term_id, seq) key (ORDER BY p.seq), in heap order,
+# not by the impact index, whose (tf, dl) order visits the heap at random while new pages are not yet
+# all-visible. Filtered, the plain join (its plan keeps query-term order in each chunk's sum).
+_POSTINGS = (
+    "CROSS JOIN LATERAL (SELECT p.seq, p.tf, p.dl FROM {s}.bm25_postings p WHERE p.term_id = q.term_id "
+    "ORDER BY p.seq) p"
+)
+_POSTINGS_FILTERED = "JOIN {s}.bm25_postings p ON p.term_id = q.term_id"
 _ALLOWED = "WHERE p.seq IN (SELECT seq FROM {s}.bm25_docs WHERE chunk_id = ANY(%(allowed)s))"
+
+# The query terms as the full aggregation weighs them (same expression, query order), with their bounds.
+_TERMS = """
+SELECT t.term_id, t.df, ln(1.0::float8 + (st.n - t.df + 0.5::float8) / (t.df + 0.5::float8)) * x.qtf,
+       t.max_tf, t.min_dl, st.n, st.total_length
+FROM unnest(%(terms)s::text[], %(qtf)s::int[]) WITH ORDINALITY AS x(term, qtf, ord)
+JOIN {s}.bm25_terms t ON t.term = x.term AND t.df > 0
+CROSS JOIN {s}.bm25_stats st WHERE st.id = 1
+ORDER BY x.ord
+"""
+DIRECT_SCOPE = 5_000
 
 
 _LONG_TERM = 200
@@ -93,6 +114,14 @@ class PostgresBM25:
 
     k1 = K1
     b = B
+    #: Query terms with at most this many postings in all: the full aggregation (cheap) scores them.
+    small_postings = SMALL_POSTINGS
+    #: A scope (allowed ids) up to this size is scored chunk by chunk; a larger one by the full aggregation.
+    direct_scope = DIRECT_SCOPE
+    #: (read share, score share) past which a pruned pass gives up (bm25_topk.READ_SHARE, SCORE_SHARE).
+    pruning_caps = (READ_SHARE, SCORE_SHARE)
+    #: How the last search was answered: full, pruned, fallback (no proof: full) or direct (tests, benchmarks).
+    last_path = ""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -144,17 +173,28 @@ class PostgresBM25:
                 k[term_key(term)] += int(tf)
             keyed.append(k)
         df_add: Counter[str] = Counter()
-        for c in keyed:
+        max_tf: dict[str, int] = {}
+        min_dl: dict[str, int] = {}
+        for c, length in zip(keyed, lengths, strict=True):
             df_add.update(c.keys())
+            for term, tf in c.items():
+                max_tf[term] = max(max_tf.get(term, 0), tf)
+                min_dl[term] = min(min_dl.get(term, int(length)), int(length))
         terms = sorted(df_add)  # a fixed order: concurrent writers lock term rows the same way
         s = self.s
         with self.db.transaction() as conn:
             self._remove(conn, list(ids))
+            # max_tf/min_dl bound a posting's contribution (bm25_topk); deletes leave them loose, which
+            # is still a bound; a term with no postings left (df 0) starts afresh.
             rows = conn.execute(
-                f"INSERT INTO {s}.bm25_terms AS t (term, df, script) "
-                "SELECT * FROM unnest(%s::text[], %s::int[], %s::smallint[]) "
-                "ON CONFLICT (term) DO UPDATE SET df = t.df + EXCLUDED.df RETURNING term, term_id",
-                [terms, [df_add[t] for t in terms], [_script_code(t) for t in terms]],
+                f"INSERT INTO {s}.bm25_terms AS t (term, df, script, max_tf, min_dl) "
+                "SELECT * FROM unnest(%s::text[], %s::int[], %s::smallint[], %s::int[], %s::int[]) "
+                "ON CONFLICT (term) DO UPDATE SET df = t.df + EXCLUDED.df, "
+                "max_tf = CASE WHEN t.df > 0 THEN greatest(t.max_tf, EXCLUDED.max_tf) ELSE EXCLUDED.max_tf END, "
+                "min_dl = CASE WHEN t.df > 0 THEN least(t.min_dl, EXCLUDED.min_dl) ELSE EXCLUDED.min_dl END "
+                "RETURNING term, term_id",
+                [terms, [df_add[t] for t in terms], [_script_code(t) for t in terms],
+                 [max_tf[t] for t in terms], [min_dl[t] for t in terms]],
             ).fetchall()
             term_id = dict(rows)
             seqs = [r[0] for r in conn.execute(
@@ -307,14 +347,52 @@ class PostgresBM25:
             return []
         counts = Counter(term_key(t) for t in tokens)
         terms = list(counts)
+        params: dict[str, object] = {"terms": terms, "qtf": [counts[t] for t in terms]}
+        # One statement (its own snapshot) for a large scope, or for terms too rare for pruning to pay.
+        full = allowed_ids is not None and len(allowed_ids) > self.direct_scope
+        if allowed_ids is None:
+            postings = self.db.scalar(f"SELECT sum(df) FROM {self.s}.bm25_terms WHERE term = ANY(%s)", [terms])
+            full = int(postings or 0) <= self.small_postings
+        if full:
+            self.last_path = "full"
+            return self.search_full(tokens, k, allowed_ids)
+        with self.db.snapshot():  # every statement below sees the same committed state
+            rows = self.db.execute(_TERMS.replace("{s}", self.s), params)
+            if not rows:
+                return []
+            n_live, total_length = int(rows[0][5]), int(rows[0][6])
+            query = [QueryTerm(int(r[0]), int(r[1]), float(r[2]), int(r[3]), int(r[4])) for r in rows]
+            search = ThresholdSearch(
+                self.db, query, total_length / n_live if total_length > 0 else 1.0, int(k), self.k1, self.b
+            )
+            search.caps = self.pruning_caps
+            if allowed_ids is not None:
+                self.last_path = "direct"
+                return search.direct(sorted(allowed_ids))
+            found = search.run()
+            if found is not None:
+                self.last_path = "pruned"
+                return found
+            self.last_path = "fallback"
+            return self.search_full(tokens, k, allowed_ids)
+
+    def search_full(
+        self, tokens: Sequence[str], k: int, allowed_ids: set[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """:meth:`search_tokens` by aggregating every posting of the query terms: the reference the pruned
+        search must equal, and its fallback."""
+        if k <= 0 or not tokens or (allowed_ids is not None and not allowed_ids):
+            return []
+        counts = Counter(term_key(t) for t in tokens)
+        terms = list(counts)
         params: dict[str, object] = {
             "terms": terms, "qtf": [counts[t] for t in terms], "k1": self.k1, "b": self.b, "k": int(k),
         }
-        filter_sql = ""
+        filter_sql, postings = "", _POSTINGS
         if allowed_ids is not None:
-            filter_sql = _ALLOWED.replace("{s}", self.s)
+            filter_sql, postings = _ALLOWED, _POSTINGS_FILTERED
             params["allowed"] = sorted(allowed_ids)
-        sql = _SEARCH.replace("{filter}", filter_sql).replace("{s}", self.s)
+        sql = _SEARCH.replace("{filter}", filter_sql).replace("{postings}", postings).replace("{s}", self.s)
         return [(cid, float(score)) for cid, score in self.db.execute(sql, params)]
 
 

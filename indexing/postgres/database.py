@@ -175,6 +175,27 @@ class Database:
         except psycopg.OperationalError as exc:
             raise StoreUnavailable(f"PostgreSQL at {self.display}: {_first_line(exc)}") from exc
 
+    @contextmanager
+    def snapshot(self) -> Iterator[Any]:
+        """A read-only REPEATABLE READ transaction: the block's statements see one committed state (a search
+        made of several statements cannot mix two writers' states). Inside an open transaction, that one."""
+        if self.in_transaction:
+            yield self._local.conn
+            return
+        import psycopg
+
+        try:
+            with self.pool.connection() as conn:
+                self._local.conn = conn
+                try:
+                    with conn.transaction():
+                        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                        yield conn
+                finally:
+                    self._local.conn = None
+        except psycopg.OperationalError as exc:
+            raise StoreUnavailable(f"PostgreSQL at {self.display}: {_first_line(exc)}") from exc
+
     def execute(self, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
         """Run one statement and return its rows (none for a statement without a result)."""
         with self.connection() as conn:

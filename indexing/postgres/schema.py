@@ -68,6 +68,24 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "INSERT INTO {s}.bm25_stats VALUES (1, 0, 0, 0, 0)",
         ],
     ),
+    (
+        # BM25 search without reading every posting (indexing/postgres/bm25_topk.py): per-term bounds
+        # of a posting's contribution (largest tf, shortest chunk; kept by writers, loose after deletes),
+        # postings readable by index-only scans in (term, seq) order and in impact order (tf, dl), and
+        # vacuum after fewer inserts so new pages become all-visible (index-only scans skip the heap).
+        2,
+        [
+            "ALTER TABLE {s}.bm25_terms ADD COLUMN max_tf integer NOT NULL DEFAULT 0, "
+            "ADD COLUMN min_dl integer NOT NULL DEFAULT 0",
+            "UPDATE {s}.bm25_terms t SET max_tf = a.max_tf, min_dl = a.min_dl FROM "
+            "(SELECT term_id, max(tf) AS max_tf, min(dl) AS min_dl FROM {s}.bm25_postings GROUP BY term_id) a "
+            "WHERE a.term_id = t.term_id",
+            "ALTER TABLE {s}.bm25_postings DROP CONSTRAINT bm25_postings_pkey, "
+            "ADD PRIMARY KEY (term_id, seq) INCLUDE (tf, dl)",
+            "CREATE INDEX bm25_postings_impact ON {s}.bm25_postings (term_id, tf DESC, dl) INCLUDE (seq)",
+            "ALTER TABLE {s}.bm25_postings SET (autovacuum_vacuum_insert_scale_factor = 0.02)",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]
