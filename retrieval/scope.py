@@ -34,6 +34,11 @@ ScopeMethod = Literal["explicit", "named", "retrieved", "all"]
 #: Characters a question and a name must share (after normalisation) to count as naming it.
 MIN_NAME_CHARS = 4
 #: Sheet names that name nothing ("Sheet1", "工作表2").
+#: English words that many titles and questions share without naming a document (keys have no spaces).
+_GENERIC_LATIN = re.compile(
+    r"documents?|reports?|papers?|files?|guides?|guidelines|polic(?:y|ies)|manuals?|notes|summar(?:y|ies)|"
+    r"versions?|analys[ie]s|results|tables?|sheets?|data|information|supports?|the|and|of|for|about"
+)
 _GENERIC_SHEET = re.compile(r"^(sheet|工作表|表)\s*\d*$", re.IGNORECASE)
 
 #: Document-type words; every entry lists the spellings that mean the same kind of document.
@@ -181,6 +186,8 @@ def _name_match(question_key: str, entry: CatalogEntry) -> tuple[int, str] | Non
         common = key if key in question_key else _longest_common(question_key, key)
         if len(common) < MIN_NAME_CHARS or not _meaningful(common):
             continue
+        if common.isascii() and len(_GENERIC_LATIN.sub("", common)) < 6:
+            continue  # "document" shared by "the DA-619p document" and "MinerU supports DOCX document parsing"
         # A long title shares a generic word with many questions; ask for half the title or 6+ characters.
         if len(common) < min(len(key), 6) and len(common) * 2 < len(key):
             continue

@@ -192,6 +192,14 @@ class QuestionService:
         scope = self._scope(standalone, documents, catalog)
         stored = self._stored(scope.doc_ids, catalog) if scope.doc_ids else ([], [])
         decision = self._route(standalone, scope, stored[0], catalog)
+        if decision.route == "retrieve_qa" and scope.method in ("named", "explicit") and scope.doc_ids:
+            # "zh_test.txt 讲了什么？": with the name read as "this document" the question asks for the document as
+            # a whole; only such routes (summary, outline) are taken from the second reading
+            deictic = strip_names(standalone, self._naming_words(scope, catalog), "这份文件" if language == "zh"
+                                  else "this document")
+            again = self._route(deictic, scope, stored[0], catalog) if deictic != standalone else decision
+            if again.route in (SUMMARY_ROUTE, "outline"):
+                decision = again
         base = {
             "route": decision.to_json(),
             "rewrite": {"standalone": standalone, "method": rewrite.method},
@@ -635,12 +643,13 @@ class QuestionService:
         return answer
 
 
-def strip_names(question: str, names: Sequence[str]) -> str:
+def strip_names(question: str, names: Sequence[str], replacement: str = " ") -> str:
     """The question without the words that named its documents ("供应商名录里", "年报中"): the table linker
-    must not read them as columns or values."""
+    must not read them as columns or values. ``replacement``: what stands in their place ("这份文件")."""
     out = question
     for name in sorted({n for n in names if n and len(n) >= 2}, key=len, reverse=True):
-        out = re.sub(re.escape(name) + r"(?:里面|里|中|内|上|的)?", " ", out)
+        out = re.sub(re.escape(name) + r"(?:\.\w{2,5})?(?:里面|里|中|内|上|的)?", f" {replacement} ", out,
+                     flags=re.IGNORECASE)
     return " ".join(out.split()) or question
 
 

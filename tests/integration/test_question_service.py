@@ -231,3 +231,9 @@ def test_a_computation_routed_to_retrieval_is_answered_exactly_from_a_table(tmp_
     assert total.citations and total.citations[0].document == "stanley-cups.csv"
     assert "Maple Leafs: 13" in most.text and most.metadata.get("table_probe") == "exact"
     assert text.mode == "extractive" and "1902" in text.text
+
+
+def test_a_named_document_asked_about_as_a_whole_gets_its_summary(service: QuestionService) -> None:
+    answer = service.ask("关于召开年度总结大会的通知.txt 讲了什么？")
+    assert answer.metadata["route"]["route"] == "summary_tree", answer.metadata["route"]
+    assert "年度总结大会" in answer.text and answer.citations

@@ -59,3 +59,13 @@ def test_same_title_without_stated_versions_is_two_documents() -> None:
 def test_explicit_references_by_file_name_id_prefix_and_unknown() -> None:
     scope = resolve_explicit(["技术服务合同.docx", "h" * 10, "nope.pdf"], CATALOG)
     assert scope.doc_ids == ["c" * 64, "h" * 64] and scope.unknown == ["nope.pdf"]
+
+
+def test_a_generic_english_word_shared_with_a_long_title_names_nothing() -> None:
+    catalog = {e.doc_id: e for e in [
+        entry("d" * 64, "/kb/pdf/en_DA-619p.pdf", "en_DA-619p"),
+        entry("m" * 64, "/kb/docx/zh_en_mineru_docx_01.docx", "MinerU supports DOCX document parsing now"),
+    ]}
+    scope = resolve_named("How many pages does the DA-619p document have?", catalog)
+    assert scope is not None and scope.doc_ids == ["d" * 64]
+    assert resolve_named("Which document mentions the budget?", catalog) is None
