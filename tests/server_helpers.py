@@ -60,5 +60,14 @@ def sse_events(text: str) -> list[tuple[str, str]]:
     return events
 
 
+def wait_settled(client: TestClient, headers: dict[str, str] | None = None) -> None:
+    """Poll GET /api/health until the job queue is empty: uploads indexed AND their summary trees built (the
+    background summarise jobs write the tree store), so a before/after file listing sees only the request."""
+    deadline = time.monotonic() + INDEX_TIMEOUT_S
+    while client.get("/api/health", headers=headers or {}).json()["queue"]["depth"]:
+        assert time.monotonic() < deadline, "the job queue did not drain"
+        time.sleep(0.1)
+
+
 def files_under(root: Path) -> set[str]:
     return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}

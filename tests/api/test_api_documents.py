@@ -12,7 +12,7 @@ from pathlib import Path
 import docx
 import pytest
 from litestar.testing import TestClient
-from server_helpers import files_under, make_settings, upload, wait_indexed
+from server_helpers import files_under, make_settings, upload, wait_indexed, wait_settled
 
 from server.app import create_app
 
@@ -126,6 +126,7 @@ def test_bad_uploads_are_refused_and_nothing_is_written(
 ) -> None:
     if data == "zip_bomb":
         data = _zip_bomb(12)  # 12 MiB unpacked > max_unpacked_mb 8
+    wait_settled(client)
     before = files_under(root)
     response = upload(client, {name: data})
     assert response.status_code == status, response.text
@@ -146,6 +147,7 @@ def test_a_zip_bomb_by_ratio_is_refused(tmp_path: Path) -> None:
 
 
 def test_one_bad_file_refuses_the_whole_request_and_names_it(client: TestClient, root: Path, indexed: dict) -> None:
+    wait_settled(client)
     before = files_under(root)
     response = upload(client, {"好文件.md": b"# ok\n\ncontent here.", "坏文件.exe": b"MZ"})
     assert response.status_code == 415
@@ -193,6 +195,7 @@ def test_raw_multipart_names_are_refused_too(client: TestClient, root: Path, ind
     boundary = b"officeqa-test-boundary"
     body = (b"--" + boundary + b"\r\nContent-Disposition: form-data; name=\"files\"; filename=\"" + raw_name
             + b"\"\r\nContent-Type: application/octet-stream\r\n\r\nsome text\r\n--" + boundary + b"--\r\n")
+    wait_settled(client)
     before = files_under(root)
     response = client.post("/api/documents", content=body,
                            headers={"Content-Type": f"multipart/form-data; boundary={boundary.decode()}"})
