@@ -56,11 +56,12 @@ def tokenize_for_bm25(text: str) -> list[str]:
     return tokens
 
 
-#: Nouns that name parts of a document or the asking itself (or an interrogative jieba tags as a noun: 什么时候
-#: gives 时候), never the subject asked about.
+#: Nouns that name parts of a document or the asking itself (or the noun jieba cuts out of an interrogative:
+#: 什么时候 gives 时候, 什么地方 地方, 哪国人 国人), never the subject asked about. Interrogatives themselves
+#: (哪里, 多久, 哪一年) are tagged r/m/d and never reach this list.
 _NOT_SUBJECTS = frozenset(
     """批注 备注 注释 脚注 附件 条款 章节 表格 文档 文件 内容 意见 规定 要求 问题 情况 时间 多长时间 多少钱
-    时候 什么时候 几时 哪天 哪里 哪儿 地方 多久 多少 国人 哪国 哪一年
+    时候 地方 国人
     幻灯片 演讲者 document documents comment comments notes file""".split()  # noqa: SIM905
 )
 #: Parts of speech that name a subject (jieba/ICTCLAS tags): nouns, names, places, organisations, nominal verbs.
