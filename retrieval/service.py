@@ -232,9 +232,7 @@ class QuestionService:
                 # a low-confidence rule and no model to weigh its result: quoting the documents is safer
                 base["handler_skipped"] = "low-confidence rule and no model to check it"
             elif table is not None:
-                documents = self._stored([d for d in dict.fromkeys(table.doc_ids) if d in catalog], catalog)
-                rule = self._render_result(question, rewrite, language, table.result, table.scope, documents,
-                                           catalog, base, started)
+                rule = self._table_rule(table, question, rewrite, language, catalog, base, started)
                 if table.result.outcome == "exact" or failure is not None:
                     yield AnswerEvent("answer", answer=rule)  # exact, or a refusal shown as it is (no model)
                     return
@@ -265,9 +263,8 @@ class QuestionService:
                                        mode, catalog)
             base["table_probe"] = probe.result.outcome if probe is not None else "no table"
             if probe is not None and probe.result.outcome == "exact":
-                documents = self._stored([d for d in dict.fromkeys(probe.doc_ids) if d in catalog], catalog)
-                yield AnswerEvent("answer", answer=self._render_result(
-                    question, rewrite, language, probe.result, probe.scope, documents, catalog, base, started))
+                yield AnswerEvent("answer", answer=self._table_rule(probe, question, rewrite, language, catalog, base,
+                                                                     started))
                 return
         yield from self._retrieval_answer(
             question, turns, rewrite, failure, scope, catalog, extra, rule_fallback, base, stream, mode,
@@ -446,6 +443,13 @@ class QuestionService:
         used = [d for d in doc_ids if any(str(p.file) == catalog[d].path for i in result.items for p in i.citations)
                 if d in catalog] or doc_ids
         return _TableAnswer(result, Scope(scope.method, used, scope.superseded, scope.matched), used)
+
+    def _table_rule(self, table: _TableAnswer, question: str, rewrite: Rewrite, language: str,
+                    catalog: Mapping[str, CatalogEntry], base: dict[str, Any], started: float) -> Answer:
+        """A table result as the answer, citing the documents whose tables it read."""
+        documents = self._stored([d for d in dict.fromkeys(table.doc_ids) if d in catalog], catalog)
+        return self._render_result(question, rewrite, language, table.result, table.scope, documents, catalog, base,
+                                   started)
 
     def _table_documents(self, question: str, mode: str, catalog: Mapping[str, CatalogEntry]) -> list[str]:
         """Documents with tables among the top retrieved ones (the table linker then picks one table)."""
