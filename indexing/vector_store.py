@@ -74,6 +74,13 @@ def reindex_hint(data_dir: Path | str) -> str:
     )
 
 
+def checked_vectors(ids: Sequence[str], embeddings: np.ndarray, model: tuple[str, int]) -> np.ndarray:
+    """``embeddings`` as float32, after checking there is one vector of the model's dimension per chunk."""
+    if embeddings.shape != (len(ids), model[1]):
+        raise IndexConsistencyError(f"got embeddings of shape {embeddings.shape} for {len(ids)} chunks")
+    return np.asarray(embeddings, dtype=np.float32)
+
+
 class VectorStore:
     """The ``chunks`` collection of a Chroma persistent client under ``path``."""
 
@@ -162,22 +169,7 @@ class VectorStore:
         model: tuple[str, int],
     ) -> None:
         """Add chunks (vectors from ``model``) in batches Chroma accepts."""
-        if not ids:
-            return
-        if embeddings.shape != (len(ids), model[1]):
-            raise IndexConsistencyError(f"got embeddings of shape {embeddings.shape} for {len(ids)} chunks")
-        self.ensure_model(*model)
-        vectors = np.asarray(embeddings, dtype=np.float32)
-        for start in range(0, len(ids), self._max_batch):
-            end = start + self._max_batch
-            self._guard(
-                lambda start=start, end=end: self._collection.add(
-                    ids=list(ids[start:end]),
-                    embeddings=vectors[start:end],
-                    documents=list(texts[start:end]),
-                    metadatas=list(metadatas[start:end]),
-                )
-            )
+        self._write("add", ids, embeddings, texts, metadatas, model)
 
     def upsert(
         self,
@@ -188,16 +180,26 @@ class VectorStore:
         model: tuple[str, int],
     ) -> None:
         """Add or overwrite chunks: staging a document again after a crash never duplicates it."""
+        self._write("upsert", ids, embeddings, texts, metadatas, model)
+
+    def _write(
+        self,
+        operation: str,
+        ids: Sequence[str],
+        embeddings: np.ndarray,
+        texts: Sequence[str],
+        metadatas: Sequence[dict[str, Any]],
+        model: tuple[str, int],
+    ) -> None:
+        """``collection.add`` or ``collection.upsert`` in batches Chroma accepts."""
         if not ids:
             return
-        if embeddings.shape != (len(ids), model[1]):
-            raise IndexConsistencyError(f"got embeddings of shape {embeddings.shape} for {len(ids)} chunks")
+        vectors = checked_vectors(ids, embeddings, model)
         self.ensure_model(*model)
-        vectors = np.asarray(embeddings, dtype=np.float32)
         for start in range(0, len(ids), self._max_batch):
             end = start + self._max_batch
             self._guard(
-                lambda start=start, end=end: self._collection.upsert(
+                lambda start=start, end=end: getattr(self._collection, operation)(
                     ids=list(ids[start:end]),
                     embeddings=vectors[start:end],
                     documents=list(texts[start:end]),

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from indexing.postgres.database import Database
-from indexing.vector_store import reindex_hint
+from indexing.vector_store import checked_vectors, reindex_hint
 from officeqa.errors import IndexConsistencyError, InvalidFilter
 
 #: metadata fields that filters may name (retrieval/filters.py), and how each is read in SQL
@@ -142,10 +142,8 @@ class PostgresVectorStore:
         """Add or overwrite chunks (one statement per batch, inside the caller's transaction)."""
         if not ids:
             return
-        if embeddings.shape != (len(ids), model[1]):
-            raise IndexConsistencyError(f"got embeddings of shape {embeddings.shape} for {len(ids)} chunks")
+        vectors = checked_vectors(ids, embeddings, model)
         self.ensure_model(*model)
-        vectors = np.asarray(embeddings, dtype=np.float32)
         rows = [
             (cid, str(meta.get("doc_id", "")), clean_text(text), json.dumps(_clean_meta(meta), ensure_ascii=False),
              vectors[i])
