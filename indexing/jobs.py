@@ -31,10 +31,10 @@ import socket
 import sqlite3
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from indexing.registry import Registry, damage_guard, db_path, from_db_path
 from indexing.walking import display_path
@@ -172,6 +172,23 @@ def worker_alive(worker_id: str | None, heartbeat_at: float | None, lease_s: flo
     return not parts[2] or not start or start == parts[2]
 
 
+T = TypeVar("T")
+#: Jobs enqueued per transaction.
+ENQUEUE_BATCH = 500
+
+
+def in_batches(items: Iterable[T], size: int = ENQUEUE_BATCH) -> Iterator[list[T]]:
+    """``items`` in lists of ``size``: one enqueue transaction each, so a huge folder never holds one for long."""
+    batch: list[T] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
 class JobQueue:
     """The ``jobs`` table of one registry; methods named ``*_in_tx`` run inside the caller's transaction."""
 
@@ -203,16 +220,7 @@ class JobQueue:
     @damage_guard
     def enqueue_many(self, items: Iterable[tuple[str, str, str | None, bool]], source: str = "") -> list[int]:
         """Queue ``(path, kind, doc_hash, force)`` items, 500 per transaction; returns the live job ids."""
-        ids: list[int] = []
-        batch: list[tuple[str, str, str | None, bool]] = []
-        for item in items:
-            batch.append(item)
-            if len(batch) >= 500:
-                ids.extend(self._enqueue_batch(batch, source))
-                batch = []
-        if batch:
-            ids.extend(self._enqueue_batch(batch, source))
-        return ids
+        return [job_id for batch in in_batches(items) for job_id in self._enqueue_batch(batch, source)]
 
     def _enqueue_batch(self, batch: Sequence[tuple[str, str, str | None, bool]], source: str) -> list[int]:
         with self.registry.transaction():
@@ -473,6 +481,7 @@ __all__ = [
     "STATES",
     "Job",
     "JobQueue",
+    "in_batches",
     "new_worker_id",
     "worker_alive",
 ]

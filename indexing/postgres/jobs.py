@@ -27,6 +27,7 @@ from indexing.jobs import (
     RETRY,
     RUNNING,
     Job,
+    in_batches,
     worker_alive,
 )
 from indexing.postgres.registry import PostgresRegistry, from_pg_path, pg_path
@@ -68,16 +69,7 @@ class PostgresJobQueue:
             return self.enqueue_in_tx(path, kind, doc_hash, force, source)
 
     def enqueue_many(self, items: Iterable[tuple[str, str, str | None, bool]], source: str = "") -> list[int]:
-        ids: list[int] = []
-        batch: list[tuple[str, str, str | None, bool]] = []
-        for item in items:
-            batch.append(item)
-            if len(batch) >= 500:
-                ids.extend(self._enqueue_batch(batch, source))
-                batch = []
-        if batch:
-            ids.extend(self._enqueue_batch(batch, source))
-        return ids
+        return [job_id for batch in in_batches(items) for job_id in self._enqueue_batch(batch, source)]
 
     def _enqueue_batch(self, batch: Sequence[tuple[str, str, str | None, bool]], source: str) -> list[int]:
         with self.db.transaction():
