@@ -334,3 +334,18 @@ def test_a_knowledge_base_damaged_before_the_job_queue_is_repaired(tmp_path: Pat
         assert_consistent(kb)
         assert kb.registry.get(str(files[0])).doc_id in {h.doc_id for h in search(kb, "doc0 号合同", mode="bm25")}
         assert kb.index_paths([docs]).skipped == [str(f) for f in files]
+
+
+def test_index_into_a_log_file_reports_progress_in_plain_lines(tmp_path: Path) -> None:
+    """stderr is a pipe here, not a terminal: no bar, but a progress line (every 30 s and at the end)."""
+    docs = tmp_path / "docs"
+    write_docs(docs, 3, "log")
+    env = cli_env(tmp_path)
+    proc = _cli(["index", str(docs)], env)
+    _, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err
+    assert "progress: 3/3 files" in err and "0 failed" in err, err
+    assert "\r" not in err  # no terminal bar redraws in a log
+    quiet = _cli(["index", str(docs), "--no-progress"], env)
+    _, err = quiet.communicate(timeout=600)
+    assert quiet.returncode == 0 and "progress:" not in err, err

@@ -237,3 +237,36 @@ def test_a_named_document_asked_about_as_a_whole_gets_its_summary(service: Quest
     answer = service.ask("关于召开年度总结大会的通知.txt 讲了什么？")
     assert answer.metadata["route"]["route"] == "summary_tree", answer.metadata["route"]
     assert "年度总结大会" in answer.text and answer.citations
+
+
+def test_a_low_confidence_rule_that_found_nothing_leaves_the_question_to_the_model(tmp_path: Path,
+                                                                                    fake_ollama) -> None:
+    from fake_ollama import Reply
+
+    from officeqa.generation import OllamaGenerator
+
+    files = tmp_path / "files"
+    files.mkdir()
+    (files / "orders.csv").write_text("订单号,销售员,金额\nSO-0036,李娜,216000\nSO-0037,张伟,43200\n", encoding="utf-8")
+    prompts: list[str] = []
+
+    def reply(body: dict) -> Reply:
+        prompts.append(body["messages"][-1]["content"])
+        return Reply(pieces=["订单SO-0037由张伟签订，金额为43200[1]。"])
+
+    fake_ollama.reply_fn = reply
+    settings = Settings(data_dir=tmp_path / "data", embedding=EmbeddingSettings(backend="hash"),
+                        ollama=OllamaSettings(host=fake_ollama.url, connect_timeout_s=0.5, retries=0))
+    with KnowledgeBase.open(settings) as kb:
+        assert not kb.index_paths([files]).failed
+    generator = OllamaGenerator(settings.ollama)
+    try:
+        with QuestionService.open(settings, generator=generator) as svc:
+            answer = svc.ask("订单SO-0037是哪个销售员签的？金额是多少？")
+    finally:
+        generator.close()
+    route = answer.metadata["route"]
+    assert (route["route"], route["mode"]) == ("extract_amount", "handler_then_model")
+    assert answer.mode == "model" and "未找到金额" not in answer.text, answer.text
+    assert answer.metadata.get("handler_skipped") == "low-confidence rule found nothing"
+    assert prompts and "43200" in prompts[-1] and "未找到金额" not in prompts[-1]  # the model read the rows
