@@ -102,3 +102,51 @@ def test_watch_follows_new_changed_and_deleted_files(tmp_path: Path, poll: bool)
         assert report.clean, report.to_json()
         assert search(kb, "葡萄", mode="bm25") and search(kb, "香蕉", mode="bm25")
         assert not search(kb, "苹果", mode="bm25") and not search(kb, "删除", mode="bm25")
+
+
+@pytest.mark.slow
+def test_watch_feeds_the_postgres_knowledge_base(tmp_path: Path, postgres_dsn: str) -> None:
+    """With storage.backend=postgres the watcher's jobs go to the shared queue (nothing in a local SQLite file)."""
+    from postgres_server import new_schema
+
+    from indexing.storage import open_registry
+    from officeqa.settings import StorageSettings
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "first.txt").write_text("第一份文件：关于苹果的采购合同。\n", encoding="utf-8")
+    storage = StorageSettings(backend="postgres", postgres_dsn=postgres_dsn, postgres_schema=new_schema())
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OFFICEQA_")}
+    env.update(
+        OFFICEQA_DATA_DIR=str(tmp_path / "data"),
+        OFFICEQA_EMBEDDING__BACKEND="hash",
+        OFFICEQA_JOBS__WORKERS="1",
+        OFFICEQA_JOBS__WATCH_POLL_INTERVAL_S="0.5",
+        OFFICEQA_STORAGE__BACKEND="postgres",
+        OFFICEQA_STORAGE__POSTGRES_DSN=postgres_dsn,
+        OFFICEQA_STORAGE__POSTGRES_SCHEMA=storage.postgres_schema,
+    )
+    args = [str(Path(sys.executable).with_name("officeqa")), "watch", str(docs), "--poll", "--json"]
+    watcher = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    settings = Settings(data_dir=tmp_path / "data", embedding=EmbeddingSettings(backend="hash"), storage=storage)
+    registry = None
+    try:
+
+        def indexed(path: Path) -> bool:
+            nonlocal registry
+            try:
+                registry = registry or open_registry(settings)
+            except Exception:  # noqa: BLE001 - the watcher creates the schema on start
+                return False
+            return status_of(registry, path)[0] == INDEXED
+
+        wait_for(lambda: indexed(docs / "first.txt"), "the first file")
+        (docs / "second.txt").write_text("第二份文件：香蕉的运输条款。\n", encoding="utf-8")
+        wait_for(lambda: indexed(docs / "second.txt"), "a new file")
+    finally:
+        if registry is not None:
+            registry.close()
+        watcher.send_signal(signal.SIGINT)
+        _, err = watcher.communicate(timeout=120)
+    assert watcher.returncode == 0, err
+    assert not (tmp_path / "data" / "registry.sqlite3").exists()  # the queue lived in PostgreSQL
