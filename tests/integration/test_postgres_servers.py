@@ -21,7 +21,9 @@ import httpx
 import pytest
 from postgres_server import new_schema
 
+from indexing.jobs import KIND_SUMMARISE
 from indexing.knowledge_base import KnowledgeBase
+from indexing.storage import job_queue
 from officeqa.settings import EmbeddingSettings, Settings, StorageSettings
 
 START_TIMEOUT_S = 180.0  # guards against a hang only
@@ -107,6 +109,17 @@ def test_two_servers_on_one_postgres_share_uploads_answers_and_deletes(tmp_path:
                             timeout=120)
         assert answer.status_code == 200, answer.text
         assert "contract.txt" in answer.text and "百分之五" in answer.text
+        # the upload's summary tree is built in the background by a summarise job claimed from PostgreSQL
+        storage = StorageSettings(backend="postgres", postgres_dsn=postgres_dsn, postgres_schema=schema)
+        deadline = time.monotonic() + INDEX_TIMEOUT_S
+        while True:
+            with job_queue(Settings(data_dir=tmp_path / "data", storage=storage)) as jobs:
+                summaries = [j for j in jobs.find() if j.kind == KIND_SUMMARISE]
+            if summaries and not any(j.live for j in summaries):
+                break
+            assert time.monotonic() < deadline, summaries
+            time.sleep(0.3)
+        assert [(j.state, j.outcome) for j in summaries] == [("DONE", "summarised")], summaries
 
         # uploads and deletes through both at once
         names = [f"note-{i}.md" for i in range(8)]
