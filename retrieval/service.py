@@ -51,6 +51,7 @@ from retrieval.followup import Rewrite, Turn, rewrite_followup
 from retrieval.l0 import L0Router, RouteDecision, get_router, run_handler
 from retrieval.messages import text as message
 from retrieval.rule_answers import StoredDocument, render_rule_answer, stored_documents, table_columns
+from retrieval.rules.arbitration import DEFAULT_ROUTE
 from retrieval.rules.loader import HANDLER_ROUTES
 from retrieval.scope import CatalogEntry, Scope, newest_versions, resolve_explicit, resolve_named
 from retrieval.search import SearchHit, search
@@ -192,7 +193,7 @@ class QuestionService:
         scope = self._scope(standalone, documents, catalog)
         stored = self._stored(scope.doc_ids, catalog) if scope.doc_ids else ([], [])
         decision = self._route(standalone, scope, stored[0], catalog)
-        if decision.route == "retrieve_qa" and scope.method in ("named", "explicit") and scope.doc_ids:
+        if decision.route == DEFAULT_ROUTE and scope.method in ("named", "explicit") and scope.doc_ids:
             # "zh_test.txt 讲了什么？": with the name read as "this document" the question asks for the document as
             # a whole; only such routes (summary, outline) are taken from the second reading
             deictic = strip_names(standalone, self._naming_words(scope, catalog), "这份文件" if language == "zh"
@@ -256,7 +257,7 @@ class QuestionService:
                 else:
                     rule_fallback = rule
                     extra.append(handler_material(decision, rule.text))
-        elif decision.route == "retrieve_qa" and _COMPUTES.search(standalone) and catalog:
+        elif decision.route == DEFAULT_ROUTE and _COMPUTES.search(standalone):
             # no rule routed it to the tables, but it asks for a computation ("Which team won the Stanley Cup the
             # most times?"): an exact table answer wins; anything short of exact leaves the question to retrieval
             probe = self._table_answer(replace(decision, route="table_aggregate"), standalone, scope, language,
