@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from indexing.table_columns import ColumnSpec, type_columns
+from indexing.table_columns import PERCENT_NOTE, ColumnSpec, type_columns
 from officeqa.domain import Block, BlockType, ParsedDocument
 from officeqa.errors import OfficeQAError
 from officeqa.normalize import normalize
@@ -90,8 +90,6 @@ class ColumnInfo:
     @property
     def is_percent(self) -> bool:
         """Cells written as percentages ("9.87%"), stored as fractions: shown as percentages again."""
-        from indexing.table_columns import PERCENT_NOTE
-
         return PERCENT_NOTE in self.notes
 
     @property
