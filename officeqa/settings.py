@@ -327,6 +327,32 @@ class ServerSettings(BaseModel):
     answer_threads: int = Field(
         8, ge=1, le=256, description="Questions answered at once; each thread holds its own knowledge-base handles."
     )
+    # -- security: who may reach the server, how much one request may carry, how often ----------------------
+    allowed_hosts: list[str] = Field(
+        [],
+        description=(
+            "Host names the server answers to besides localhost, 127.0.0.1 and [::1] (JSON list, e.g. "
+            '["qa.corp"]; "*" = any). Without a key only these; with keys and an empty list, any host.'
+        ),
+    )
+    allowed_origins: list[str] = Field(
+        [], description="Web origins besides the server's own whose pages may call the API (e.g. https://portal.corp)."
+    )
+    max_body_kb: int = Field(512, ge=1, description="Largest JSON request body (KiB); larger is refused 413 unread.")
+    max_question_chars: int = Field(8000, ge=1, description="Longest question (or completion prompt) in characters.")
+    max_message_chars: int = Field(32000, ge=1, description="Longest earlier chat message in characters.")
+    max_messages: int = Field(200, ge=1, description="Most messages (history plus question) one chat request carries.")
+    answers_per_minute: int = Field(
+        300, ge=0, description="Questions one key, and one client address, may ask per minute (0 = no limit)."
+    )
+    failed_auth_limit: int = Field(
+        20, ge=0, description="Failed key attempts in a row from one address before it is refused 429 (0 = no limit)."
+    )
+    failed_auth_window_s: float = Field(
+        300.0, gt=0, description="How long an address stays refused after failed_auth_limit failures (seconds)."
+    )
+    access_log: bool = Field(True, description="Log one JSON line per request (method, path, status, ms, key id).")
+    access_log_questions: bool = Field(False, description="Also log the question text in the access log.")
 
 
 class StorageSettings(BaseModel):

@@ -4,8 +4,10 @@ Guards run before Litestar reads a request body, so an unauthenticated upload is
 before a byte of it is spooled. A key travels as ``Authorization: Bearer oqa_...`` (what
 OpenAI clients send) or ``X-API-Key``; the knowledge base as ``X-Knowledge-Base`` or ``?kb=``
 (the OpenAI endpoint: the model name). With no active key configured the server is in local
-mode: it binds to localhost only (``officeqa serve`` sees to that) and every request may do
-everything.
+mode: it binds to localhost only (``officeqa serve`` sees to that), answers only to loopback
+host names and same-origin pages (:mod:`server.browser_guard`), and every request may do
+everything. Failed key attempts are counted per address and answers per key and address
+(:mod:`server.limits`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from litestar.handlers.base import BaseRouteHandler
 
 from officeqa.errors import NotAuthenticated
 from server.keys import Access, KeyStore
+from server.limits import RequestPolicy
 from server.resources import ServerResources
 
 KB_HEADER = "X-Knowledge-Base"
@@ -32,15 +35,29 @@ def token_of(connection: ASGIConnection) -> str:
     return connection.headers.get("x-api-key", "").strip()
 
 
+def policy_of(connection: ASGIConnection) -> RequestPolicy:
+    return connection.app.state.policy
+
+
+def address_of(connection: ASGIConnection) -> str:
+    return connection.client.host if connection.client else "unknown"
+
+
 def authenticate(connection: ASGIConnection, keys: KeyStore) -> Access:
+    """The request's access; 401 without a valid key, 429 once its address failed too often in a row."""
     if not keys.has_active_keys():
         return Access(local=True)
+    policy = policy_of(connection)
+    address = address_of(connection)
+    policy.check_auth_allowed(address)
     token = token_of(connection)
     if not token:
         raise NotAuthenticated("an API key is required: send 'Authorization: Bearer <key>' (see `officeqa keys`)")
     key = keys.authenticate(token)
     if key is None:
+        policy.failed_auth.failed(address)
         raise NotAuthenticated("unknown or revoked API key")
+    policy.failed_auth.succeeded(address)
     return Access(key=key)
 
 
@@ -64,10 +81,19 @@ def require_key(connection: ASGIConnection, _: BaseRouteHandler) -> None:
     connection.state.access = authenticate(connection, resources_of(connection).keys)
 
 
+def limit_answers(connection: ASGIConnection, handler: BaseRouteHandler) -> None:
+    """Guard for the question endpoints: as :func:`require_key`, then one question counted against the key's
+    and the address's rate (429 over either)."""
+    require_key(connection, handler)
+    key = access_of(connection).key
+    policy_of(connection).count_answer(key.id if key else None, address_of(connection))
+
+
 def require_write(connection: ASGIConnection, handler: BaseRouteHandler) -> None:
     """Guard: as :func:`require_key`, and the key may change the knowledge base the request names."""
     require_key(connection, handler)
     kb_of(connection, write=True)
 
 
-__all__ = ["KB_HEADER", "access_of", "authenticate", "kb_of", "require_key", "require_write", "resources_of"]
+__all__ = ["KB_HEADER", "access_of", "address_of", "authenticate", "kb_of", "limit_answers", "policy_of",
+           "require_key", "require_write", "resources_of"]

@@ -80,7 +80,8 @@ async def documents(request: Request) -> dict[str, Any]:
     kb = kb_of(request)
     items = await resources.pool.call(kb, lambda service: list_documents(service.kb))
     depth = await asyncio.to_thread(resources.ingest.depth, [kb])
-    return {"knowledge_base": kb, "documents": items, "queue": depth[kb]}
+    view = await resources.path_view(kb)
+    return {"knowledge_base": kb, "documents": [view.document(item) for item in items], "queue": depth[kb]}
 
 
 @delete("/api/documents/{doc_id:str}", guards=[require_write], status_code=200, tags=["documents"],
@@ -96,9 +97,10 @@ async def delete_document(request: Request, doc_id: str) -> Response[dict[str, A
         return found, live_paths(service.kb, found)
 
     found, paths = await resources.pool.call(kb, find)
+    view = await resources.path_view(kb)
     finished, jobs = await resources.ingest.remove(kb, paths, resources.knowledge_bases.uploads(kb))
     body = {"knowledge_base": kb, "doc_id": found, "state": "removed" if finished else "removing",
-            "removed": paths, "jobs": [job_json(j) for j in jobs]}
+            "removed": [view.show(p) for p in paths], "jobs": [job_json(j) for j in jobs]}
     return Response(content=body, status_code=200 if finished else 202)
 
 
@@ -125,6 +127,7 @@ async def chunks(
         return page
 
     page = await resources.pool.call(kb, preview)
+    page["path"] = (await resources.path_view(kb)).show(page.get("path", ""))
     return Response(content={"knowledge_base": kb, **page})
 
 

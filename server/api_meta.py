@@ -9,7 +9,8 @@ from typing import Any
 from litestar import Request, Response, get, post
 
 from officeqa.errors import FailureKind, GenerationError, NotAuthenticated
-from server.access import access_of, authenticate, require_key, resources_of
+from server.access import access_of, authenticate, policy_of, require_key, resources_of
+from server.public_paths import without_host
 from server.schemas import RouteRequest
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
@@ -29,6 +30,13 @@ async def index_page() -> Response[bytes]:
                     headers=PAGE_HEADERS)
 
 
+@get("/favicon.ico", include_in_schema=False)
+async def favicon() -> Response[bytes]:
+    """The page's icon (an SVG; browsers ask for /favicon.ico whatever the page says)."""
+    return Response((WEB_DIR / "favicon.svg").read_bytes(), media_type="image/svg+xml",
+                    headers={"Cache-Control": "max-age=86400"})
+
+
 @get("/api/kbs", guards=[require_key], tags=["meta"], summary="Knowledge bases this key may use")
 async def knowledge_bases(request: Request) -> dict[str, Any]:
     access = access_of(request)
@@ -43,7 +51,8 @@ async def explain_route(data: RouteRequest, request: Request) -> dict[str, Any]:
     from retrieval.l0 import route
 
     settings = resources_of(request).settings
-    decision = route(data.instruction, file_type=data.file_type, settings=settings, explain=True)
+    instruction = policy_of(request).sizes.question(data.instruction, param="instruction")
+    decision = route(instruction, file_type=data.file_type, settings=settings, explain=True)
     return decision.to_json(explain=True)
 
 
@@ -54,13 +63,14 @@ def _model_status(resources: Any) -> dict[str, Any]:
     if generator is None:
         return {"configured": False, "reachable": False, "model": None, "model_present": False,
                 "answers": "extractive"}
-    status: dict[str, Any] = {"configured": True, "host": ollama.host, "model": ollama.model}
+    status: dict[str, Any] = {"configured": True, "model": ollama.model}  # never the host: an internal address
     try:
         generator.check_available()
     except GenerationError as exc:
         return {**status, "reachable": exc.kind is not FailureKind.UNREACHABLE,
                 "model_present": exc.kind not in (FailureKind.MODEL_MISSING, FailureKind.UNREACHABLE),
-                "error": {"kind": exc.kind.value, "message": exc.message}, "answers": "extractive"}
+                "error": {"kind": exc.kind.value, "message": without_host(exc.message, ollama.host)},
+                "answers": "extractive"}
     return {**status, "reachable": True, "model_present": True, "answers": "model"}
 
 
@@ -99,4 +109,4 @@ async def health(request: Request) -> dict[str, Any]:
     }
 
 
-__all__ = ["CSP", "WEB_DIR", "explain_route", "health", "index_page", "knowledge_bases"]
+__all__ = ["CSP", "WEB_DIR", "explain_route", "favicon", "health", "index_page", "knowledge_bases"]

@@ -1,16 +1,24 @@
-"""OpenAI-compatible chat: ``POST /v1/chat/completions`` (streaming and not) and ``GET /v1/models``.
+"""OpenAI-compatible endpoints: ``POST /v1/chat/completions``, ``POST /v1/completions`` (both streaming
+and not) and ``GET /v1/models``.
 
 One model per knowledge base the key may read, named ``officeqa/<kb>``; the model name (or the
 ``X-Knowledge-Base`` header, or a bare ``<kb>``) selects the knowledge base, so a key cannot
-reach another knowledge base through this endpoint either. The last user message is the
-question, the earlier user/assistant messages its history.
+reach another knowledge base through these endpoints either. Chat: the last user message is
+the question, the earlier user/assistant messages its history. Completions: the prompt is the
+question, answered on the same path (LlamaIndex's ``OpenAILike`` calls this endpoint unless
+told it is a chat model).
+
+As clients expect: ``usage`` counts tokens (Ollama's counts when a model answered, else the
+project's token counter over the question, history and answer); with
+``stream_options.include_usage`` a last chunk with ``choices: []`` carries the usage (and
+only then); errors have OpenAI's shape (:mod:`server.errors`), inside a stream too; sampling
+fields are type-checked (:mod:`server.schemas`) and otherwise ignored.
 
 Citations stay with the answer: a completion carries ``citations`` (the same objects as
 ``/api/chat``) and ``officeqa`` (mode, notice, final text, route and budget report); when
-streaming, the last chunk (``finish_reason: "stop"``) carries both. OpenAI clients keep
+streaming, the finish chunk (``finish_reason: "stop"``) carries both. OpenAI clients keep
 unknown fields (``completion.model_extra["citations"]`` in the Python client). When no model
-answered (rule or extractive answers) the notice leads the message text, since chat clients
-show only the text.
+answered (rule or extractive answers) the notice leads the text, since clients show only it.
 """
 
 from __future__ import annotations
@@ -18,22 +26,23 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from litestar import Request, Response, get, post
-from litestar.exceptions import ValidationException
 from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
 
 from officeqa.errors import UnknownKnowledgeBase
+from officeqa.tokens import default_token_counter
 from retrieval.answering import Answer, AnswerEvent
-from server.access import access_of, requested_kb, require_key, resources_of
-from server.api_chat import answer_report, first_then_rest
-from server.errors import status_and_body
-from server.schemas import OpenAIChatRequest
+from server.access import access_of, limit_answers, policy_of, requested_kb, require_key, resources_of
+from server.api_chat import answer_json, answer_report, first_then_rest, remember_question
+from server.errors import RequestRefused, status_and_body
+from server.schemas import OpenAIChatRequest, OpenAICompletionRequest
 
 MODEL_PREFIX = "officeqa/"
+_SSE_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 
 
 def model_name(kb: str) -> str:
@@ -62,76 +71,154 @@ def _kb_for_model(request: Request, model: str) -> str:
         raise UnknownKnowledgeBase(f"model {model!r}: {exc} (GET /v1/models lists the models)") from exc
 
 
-def _visible_text(answer: Answer) -> str:
-    if answer.mode != "model" and answer.notice:
-        return f"{answer.notice}\n\n{answer.text}"
-    return answer.text
+def _visible_text(data: dict[str, Any]) -> str:
+    """The text a chat client shows: the notice first when no model answered (clients show only the text)."""
+    if data["mode"] != "model" and data["notice"]:
+        return f"{data['notice']}\n\n{data['answer']}"
+    return data["answer"]
 
 
-def _extra(answer: Answer) -> dict[str, Any]:
-    data = answer.to_json()
+def _extra(data: dict[str, Any]) -> dict[str, Any]:
     return {"citations": data["citations"], "officeqa": {**answer_report(data), "answer": data["answer"]}}
 
 
-def _usage(answer: Answer) -> dict[str, int]:
+def usage(answer: Answer, question: str, history: list[dict[str, str]]) -> dict[str, int]:
+    """Token usage: the model's own counts when it reported them, else counted with the project's counter
+    (what the client sent in, what it got back)."""
     generation = answer.metadata.get("generation") or {}
-    prompt = int(generation.get("prompt_eval_count") or 0)
-    completion = int(generation.get("eval_count") or 0)
+    prompt = generation.get("prompt_eval_count")
+    completion = generation.get("eval_count")
+    if prompt is None or completion is None:
+        counter = default_token_counter()
+        if prompt is None:
+            prompt = counter.count(question) + sum(counter.count(m["content"]) for m in history)
+        if completion is None:
+            completion = counter.count(answer.text)
+    prompt, completion = int(prompt), int(completion)
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 
-@post("/v1/chat/completions", guards=[require_key], status_code=200, tags=["openai"],
+class _Exchange:
+    """One OpenAI request on its way to an answer: the question, its history, the ids and the model."""
+
+    def __init__(self, request: Request, model: str, question: str, history: list[dict[str, str]],
+                 prefix: str) -> None:
+        self.request = request
+        self.kb = _kb_for_model(request, model)
+        self.model = model_name(self.kb)
+        self.question = question
+        self.history = history
+        self.id = f"{prefix}-{uuid.uuid4().hex}"
+        self.created = int(time.time())
+        remember_question(request, question)
+
+    async def answer(self) -> tuple[Answer, dict[str, Any]]:
+        resources = resources_of(self.request)
+        answer = await resources.pool.call(self.kb, lambda service: service.ask(self.question, history=self.history))
+        return answer, await self.public(answer)
+
+    async def public(self, answer: Answer) -> dict[str, Any]:
+        return await answer_json(resources_of(self.request), self.kb, answer)
+
+    async def events(self) -> AsyncIterator[AnswerEvent]:
+        pool = resources_of(self.request).pool
+        return await first_then_rest(pool.stream(
+            self.kb, lambda service: service.answer(self.question, history=self.history, stream=True)))
+
+    def envelope(self, obj: str, **body: Any) -> dict[str, Any]:
+        return {"id": self.id, "object": obj, "created": self.created, "model": self.model, **body}
+
+
+async def _stream(exchange: _Exchange, events: AsyncIterator[AnswerEvent], include_usage: bool,
+                  chunk: Callable[[str | None, str | None], dict[str, Any]], obj: str,
+                  first: str | None) -> AsyncIterator[ServerSentEventMessage]:
+    """SSE chunks: ``first`` (chat: the role), the text pieces, the finish chunk with citations, the usage chunk
+    when asked for, ``[DONE]``; an error after the start is an OpenAI error object, then ``[DONE]``."""
+    if first is not None:
+        yield ServerSentEventMessage(data=_json(exchange.envelope(obj, choices=[chunk(first, None)])))
+    streamed = False
+    try:
+        async for event in events:
+            if event.kind == "delta":
+                streamed = True
+                yield ServerSentEventMessage(data=_json(exchange.envelope(obj, choices=[chunk(event.text, None)])))
+            elif event.answer is not None:
+                answer = event.answer
+                data = await exchange.public(answer)
+                if not streamed:
+                    yield ServerSentEventMessage(data=_json(exchange.envelope(
+                        obj, choices=[chunk(_visible_text(data), None)])))
+                yield ServerSentEventMessage(data=_json(exchange.envelope(
+                    obj, choices=[chunk(None, "stop")], **_extra(data))))
+                if include_usage:
+                    yield ServerSentEventMessage(data=_json(exchange.envelope(
+                        obj, choices=[], usage=usage(answer, exchange.question, exchange.history))))
+    except Exception as exc:  # noqa: BLE001 - the status line is sent: the error is the last event
+        _, body = status_and_body(exc)
+        yield ServerSentEventMessage(data=_json(body))
+    yield ServerSentEventMessage(data="[DONE]")
+
+
+def _chat_turns(data: OpenAIChatRequest, request: Request) -> tuple[str, list[dict[str, str]]]:
+    sizes = policy_of(request).sizes
+    turns = [m for m in data.messages if m.role in ("user", "assistant")]
+    if not turns or turns[-1].role != "user":
+        raise RequestRefused("messages: the last user or assistant message must be the user's question",
+                             param="messages")
+    question = sizes.question(turns[-1].text(), param="messages")
+    history = [{"role": m.role, "content": m.text()} for m in turns[:-1]]
+    sizes.history([m.text() for m in data.messages[:-1]], param="messages")
+    return question, history
+
+
+@post("/v1/chat/completions", guards=[limit_answers], status_code=200, tags=["openai"],
       summary="OpenAI-compatible chat completion")
 async def chat_completions(data: OpenAIChatRequest, request: Request) -> Response[Any]:
     """The answer as a ``chat.completion`` (or ``chat.completion.chunk`` events with ``"stream": true``),
     with ``citations`` and ``officeqa`` fields beside the standard ones."""
-    resources = resources_of(request)
-    kb = _kb_for_model(request, data.model)
-    turns = [m for m in data.messages if m.role in ("user", "assistant")]
-    if not turns or turns[-1].role != "user" or not turns[-1].text().strip():
-        raise ValidationException("messages: the last user/assistant message must be a non-empty user message")
-    question = turns[-1].text()
-    history = [{"role": m.role, "content": m.text()} for m in turns[:-1]]
-    completion_id = f"chatcmpl-{uuid.uuid4().hex}"
-    created = int(time.time())
-    model = model_name(kb)
-
+    question, history = _chat_turns(data, request)
+    exchange = _Exchange(request, data.model, question, history, "chatcmpl")
     if not data.stream:
-        answer = await resources.pool.call(kb, lambda service: service.ask(question, history=history))
-        return Response(content={
-            "id": completion_id, "object": "chat.completion", "created": created, "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": _visible_text(answer)},
-                         "finish_reason": "stop"}],
-            "usage": _usage(answer), **_extra(answer),
-        })
+        answer, data = await exchange.answer()
+        return Response(content=exchange.envelope(
+            "chat.completion",
+            choices=[{"index": 0, "message": {"role": "assistant", "content": _visible_text(data)},
+                      "logprobs": None, "finish_reason": "stop"}],
+            usage=usage(answer, question, history), **_extra(data)))
 
-    events = await first_then_rest(resources.pool.stream(
-        kb, lambda service: service.answer(question, history=history, stream=True)))
+    def chunk(text: str | None, finish: str | None) -> dict[str, Any]:
+        delta: dict[str, Any] = {} if text is None else {"content": text}
+        if text == "" and finish is None:
+            delta = {"role": "assistant", "content": ""}
+        return {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
 
-    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> ServerSentEventMessage:
-        body = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model,
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
-        return ServerSentEventMessage(data=_json(body))
-
-    async def stream(items: AsyncIterator[AnswerEvent]) -> AsyncIterator[ServerSentEventMessage]:
-        yield chunk({"role": "assistant", "content": ""})
-        streamed = False
-        try:
-            async for event in items:
-                if event.kind == "delta":
-                    streamed = True
-                    yield chunk({"content": event.text})
-                elif event.answer is not None:
-                    answer = event.answer
-                    if not streamed:
-                        yield chunk({"content": _visible_text(answer)})
-                    yield chunk({}, "stop", usage=_usage(answer), **_extra(answer))
-        except Exception as exc:  # noqa: BLE001 - the status line is sent: the error is the last event
-            _, body = status_and_body(exc)
-            yield ServerSentEventMessage(data=_json(body))
-        yield ServerSentEventMessage(data="[DONE]")
-
-    return ServerSentEvent(stream(events), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    events = await exchange.events()
+    return ServerSentEvent(_stream(exchange, events, data.include_usage, chunk, "chat.completion.chunk", ""),
+                           headers=_SSE_HEADERS)
 
 
-__all__ = ["chat_completions", "model_name", "models"]
+@post("/v1/completions", guards=[limit_answers], status_code=200, tags=["openai"],
+      summary="OpenAI-compatible (legacy) completion: the prompt is answered as a question")
+async def completions(data: OpenAICompletionRequest, request: Request) -> Response[Any]:
+    """The prompt answered as a question (no history), as a ``text_completion``; ``"stream": true`` sends
+    ``text_completion`` chunks. Citations ride as on the chat endpoint."""
+    question = policy_of(request).sizes.question(data.prompt_text(), param="prompt")
+    exchange = _Exchange(request, data.model, question, [], "cmpl")
+    if not data.stream:
+        answer, data = await exchange.answer()
+        text = _visible_text(data)
+        return Response(content=exchange.envelope(
+            "text_completion",
+            choices=[{"index": 0, "text": f"{question}{text}" if data.echo else text, "logprobs": None,
+                      "finish_reason": "stop"}],
+            usage=usage(answer, question, []), **_extra(data)))
+
+    def chunk(text: str | None, finish: str | None) -> dict[str, Any]:
+        return {"index": 0, "text": text or "", "logprobs": None, "finish_reason": finish}
+
+    events = await exchange.events()
+    return ServerSentEvent(_stream(exchange, events, data.include_usage, chunk, "text_completion",
+                                   question if data.echo else None), headers=_SSE_HEADERS)
+
+
+__all__ = ["chat_completions", "completions", "model_name", "models", "usage"]

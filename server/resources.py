@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +26,7 @@ from server.ingest import Ingestion
 from server.keys import Access, KeyStore, keys_path
 from server.knowledge_bases import DEFAULT_KB, check_name, kb_dir, kb_settings, served_names, uploads_dir
 from server.pool import ServicePool
+from server.public_paths import PathView
 
 if TYPE_CHECKING:
     from indexing.knowledge_base import KnowledgeBase
@@ -122,6 +123,7 @@ class ServerResources:
     generator: OllamaGenerator | None
     pool: ServicePool
     ingest: Ingestion
+    _views: dict[str, tuple[int, PathView]] = field(default_factory=dict)
 
     @classmethod
     def open(
@@ -163,6 +165,18 @@ class ServerResources:
             ingest.stop()
             raise
         return cls(settings, kbs, KeyStore(keys_path(settings)), shared, model, pool, ingest)
+
+    async def path_view(self, kb: str) -> PathView:
+        """How ``kb``'s document paths are shown to clients; the indexed folder is re-read after each write."""
+        generation = self.knowledge_bases.generation(kb)
+        cached = self._views.get(kb)
+        if cached is not None and cached[0] == generation:
+            return cached[1]
+        fixed = [self.knowledge_bases.uploads(kb), kb_dir(self.settings, kb)]
+        paths = await self.pool.call(kb, lambda service: [r.path for r in service.kb.registry.documents()])
+        view = PathView.for_paths(fixed, paths)
+        self._views[kb] = (generation, view)
+        return view
 
     def warm_up(self) -> None:
         """Load what the first question would otherwise wait for: the embedding model and jieba's dictionary."""

@@ -14,7 +14,12 @@ from officeqa.settings import EmbeddingSettings, OllamaSettings, ServerSettings,
 INDEX_TIMEOUT_S = 180.0  # guards against a hang only; CI is a busy 2-core machine
 
 
+#: The host name of Litestar's test client ("http://testserver.local"): allowed like a configured name would be.
+TEST_HOST = "testserver.local"
+
+
 def make_settings(root: Path, ollama_url: str = "http://127.0.0.1:9", **server: Any) -> Settings:
+    server.setdefault("allowed_hosts", [TEST_HOST])
     return Settings(
         data_dir=root / "data",
         embedding=EmbeddingSettings(backend="hash"),
