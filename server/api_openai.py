@@ -179,12 +179,12 @@ async def chat_completions(data: OpenAIChatRequest, request: Request) -> Respons
     question, history = _chat_turns(data, request)
     exchange = _Exchange(request, data.model, question, history, "chatcmpl")
     if not data.stream:
-        answer, data = await exchange.answer()
+        answer, public = await exchange.answer()
         return Response(content=exchange.envelope(
             "chat.completion",
-            choices=[{"index": 0, "message": {"role": "assistant", "content": _visible_text(data)},
+            choices=[{"index": 0, "message": {"role": "assistant", "content": _visible_text(public)},
                       "logprobs": None, "finish_reason": "stop"}],
-            usage=usage(answer, question, history), **_extra(data)))
+            usage=usage(answer, question, history), **_extra(public)))
 
     def chunk(text: str | None, finish: str | None) -> dict[str, Any]:
         delta: dict[str, Any] = {} if text is None else {"content": text}
@@ -205,13 +205,13 @@ async def completions(data: OpenAICompletionRequest, request: Request) -> Respon
     question = policy_of(request).sizes.question(data.prompt_text(), param="prompt")
     exchange = _Exchange(request, data.model, question, [], "cmpl")
     if not data.stream:
-        answer, data = await exchange.answer()
-        text = _visible_text(data)
+        answer, public = await exchange.answer()
+        text = _visible_text(public)
         return Response(content=exchange.envelope(
             "text_completion",
             choices=[{"index": 0, "text": f"{question}{text}" if data.echo else text, "logprobs": None,
                       "finish_reason": "stop"}],
-            usage=usage(answer, question, []), **_extra(data)))
+            usage=usage(answer, question, []), **_extra(public)))
 
     def chunk(text: str | None, finish: str | None) -> dict[str, Any]:
         return {"index": 0, "text": text or "", "logprobs": None, "finish_reason": finish}
