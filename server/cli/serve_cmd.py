@@ -46,6 +46,18 @@ def bind_host(settings: Settings, requested: str, has_keys: bool) -> tuple[str, 
     )
 
 
+def _log_access_to_stderr() -> None:
+    """The access log's JSON lines (``officeqa.access``, :mod:`server.access_log`) go to stderr, one per request."""
+    import logging
+
+    logger = logging.getLogger("officeqa.access")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
 def run(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
@@ -68,6 +80,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     elif not has_keys:
         print(f"officeqa: no API key is configured: local mode, reachable from this machine only ({host}).",
               file=sys.stderr)
+    if settings.server.access_log:
+        _log_access_to_stderr()
     app = create_app(settings, generator=None if args.no_model else "ollama")
     shown = "localhost" if host in (LOCALHOST, "localhost") else host
     print(f"officeqa: serving on http://{shown}:{settings.server.port}/  (API docs: /schema)", flush=True)

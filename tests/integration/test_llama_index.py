@@ -7,6 +7,10 @@ with LlamaIndex's MockLLM (no model server), so the whole path a user builds is 
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,11 +24,12 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import Document, QueryBundle
 
 from indexing.knowledge_base import KnowledgeBase
+from integrations.llama_index import HIDDEN_FROM_MODELS, OfficeQAReader, OfficeQARetriever
 from officeqa.errors import UnreadableDocument
-from officeqa.integrations.llama_index import OfficeQAReader, OfficeQARetriever
 from officeqa.settings import EmbeddingSettings, Settings
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "formats"
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data" / "formats"
 
 
 def _settings(tmp_path: Path) -> Settings:
@@ -116,3 +121,71 @@ def test_a_llamaindex_query_engine_runs_over_the_retriever(kb_settings: Settings
         response = engine.query("What is the penalty for late delivery? 违约金")
         assert response.source_nodes[0].node.metadata["document"] == "zh_purchase_contract.doc"
         assert "违约金" in str(response)  # MockLLM echoes the prompt, which holds the retrieved text
+
+
+def test_reader_loads_a_folder_of_supported_unsupported_and_broken_files(tmp_path: Path) -> None:
+    folder = tmp_path / "inbox"
+    (folder / "sub").mkdir(parents=True)
+    shutil.copy(DATA / "zh_purchase_contract.docx", folder / "合同.docx")
+    (folder / "sub" / "notes.md").write_text("# 会议\n\n周五下午三点开会。\n", encoding="utf-8")
+    (folder / "setup.exe").write_bytes(b"MZ\x90\x00")  # not a document: skipped
+    (folder / "~$合同.docx").write_bytes(b"lock")  # an office lock file: skipped
+    shutil.copy(DATA / "EDGE_damaged_truncated.odt", folder / "broken.odt")
+    with pytest.raises(UnreadableDocument):
+        OfficeQAReader(_settings(tmp_path)).load_data(folder)
+    reader = OfficeQAReader(_settings(tmp_path), skip_unreadable=True)
+    documents = reader.load_data(folder, extra_info={"source": "inbox", "file_name": "not this"})
+    assert {d.metadata["file_name"] for d in documents} == {"合同.docx", "notes.md"}
+    assert [Path(e.path).name for e in reader.refused] == ["broken.odt"]
+    assert all(d.metadata["source"] == "inbox" for d in documents)  # extra_info merged; the file's keys win
+    assert sorted(reader.files([folder / "sub", folder / "setup.exe"])) == sorted(
+        [str(folder / "sub" / "notes.md"), str(folder / "setup.exe")])  # a file named explicitly is kept
+    with pytest.raises(FileNotFoundError, match="missing"):
+        reader.load_data(tmp_path / "missing")
+
+
+def test_reader_works_from_a_plain_script_without_a_main_guard(tmp_path: Path) -> None:
+    script = tmp_path / "load.py"
+    script.write_text(
+        "from officeqa.settings import EmbeddingSettings, Settings\n"
+        "from integrations.llama_index import OfficeQAReader\n"
+        f"settings = Settings(data_dir={str(tmp_path / 'data')!r}, embedding=EmbeddingSettings(backend='hash'))\n"
+        f"docs = OfficeQAReader(settings).load_data({str(DATA / 'en_quarterly_report.docx')!r})\n"
+        "print(len(docs), docs[0].metadata['file_name'])\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, cwd=tmp_path,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    count, name = done.stdout.split()
+    assert int(count) > 1 and name == "en_quarterly_report.docx"
+
+
+def test_retriever_checks_top_k_and_the_query(kb_settings: Settings) -> None:
+    for bad in (0, -1, 1001, 2.5, "5", True):
+        with pytest.raises(ValueError, match="top_k"):
+            OfficeQARetriever(kb_settings, top_k=bad)
+    with OfficeQARetriever(kb_settings, mode="bm25", top_k=1) as retriever:
+        assert len(retriever.retrieve("违约金")) == 1
+        for empty in ("", "   ", "\n"):
+            with pytest.raises(ValueError, match="empty"):
+                retriever.retrieve(empty)
+        retriever.top_k = 0
+        with pytest.raises(ValueError, match="top_k"):
+            retriever.retrieve("违约金")
+
+
+def test_what_the_llm_reads_of_a_node_has_no_internal_ids(kb_settings: Settings) -> None:
+    from llama_index.core.schema import MetadataMode
+
+    with OfficeQARetriever(kb_settings, mode="bm25", top_k=3) as retriever:
+        for scored in retriever.retrieve("乙方逾期交付 违约金"):
+            node = scored.node
+            seen = node.get_content(MetadataMode.LLM) + node.get_content(MetadataMode.EMBED)
+            for key in HIDDEN_FROM_MODELS:
+                if key in node.metadata:
+                    assert str(node.metadata[key]) not in seen, key
+            assert node.metadata["citation"] in node.get_content(MetadataMode.LLM)  # the citation stays readable
+    reader_docs = OfficeQAReader(kb_settings).load_data(DATA / "en_quarterly_report.docx")
+    assert str(DATA) not in reader_docs[0].get_content(MetadataMode.LLM)

@@ -6,24 +6,30 @@ officeqa's whole retrieval (jieba BM25 + dense, fused) behind its own query engi
 are thin: the reader calls the product's guarded parser, the retriever calls
 :func:`retrieval.search.search`; nothing here re-implements either.
 
-- :class:`OfficeQAReader` -- ``load_data(path)`` turns a file (or every supported file of a
-  folder) into LlamaIndex ``Document``s, one per section: a heading and the blocks under it,
-  cut again where the page, sheet or slide changes, so each Document's metadata says exactly
-  where it comes from (``file_path``, ``file_name``, ``file_type``, ``heading_path``,
-  ``page``/``page_end``, ``sheet``, ``slide``, ``attachment``). Tables are written as Markdown
-  tables, which LLMs read well and LlamaIndex's splitters keep whole when they fit.
+- :class:`OfficeQAReader` -- ``load_data(path, extra_info=None)`` turns a file, a folder (every
+  supported file under it) or a list of either into LlamaIndex ``Document``s, one per section: a
+  heading and the blocks under it, cut again where the page, sheet or slide changes, so each
+  Document's metadata says exactly where it comes from (``file_path``, ``file_name``,
+  ``file_type``, ``heading_path``, ``page``/``page_end``, ``sheet``, ``slide``, ``attachment``)
+  plus ``extra_info``. Tables are written as Markdown tables, which LLMs read well and
+  LlamaIndex's splitters keep whole when they fit. Works from a plain script (no
+  ``if __name__ == "__main__":`` needed; see :func:`_script_safe_spawn`).
 - :class:`OfficeQARetriever` -- ``OfficeQARetriever(settings=None, mode="hybrid", top_k=10)``
   retrieves from the knowledge base the settings name (from the environment and
   ``OFFICEQA_CONFIG`` when none are given, like the CLI); each ``NodeWithScore`` has the chunk id
   as node id, the chunk text, the fused score, and the citation metadata (``path``,
-  ``document``, ``heading_path``, ``page``/``sheet``/``slide``, ``doc_id``, ``citation``).
+  ``document``, ``heading_path``, ``page``/``sheet``/``slide``, ``doc_id``, ``citation``). The
+  ids and the server path stay in the metadata and out of what the LLM and the embedder read
+  (``excluded_llm_metadata_keys``); ``top_k`` must be 1..1000 and a query must not be empty.
 
 Needs ``pip install "officeqa[llamaindex]"`` (llama-index-core; no torch, no LLM client).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +39,7 @@ try:
     from llama_index.core.schema import Document, NodeWithScore, QueryBundle, TextNode
 except ImportError as exc:  # an optional extra: say how to get it
     raise ImportError(
-        'officeqa.integrations.llama_index needs llama-index-core: pip install "officeqa[llamaindex]"'
+        'integrations.llama_index needs llama-index-core: pip install "officeqa[llamaindex]"'
     ) from exc
 
 from officeqa.domain import Block, BlockRole, BlockType, ParsedDocument
@@ -41,6 +47,10 @@ from officeqa.errors import UnreadableDocument
 from officeqa.settings import Settings, load_settings
 
 __all__ = ["OfficeQAReader", "OfficeQARetriever", "blocks_to_documents", "table_markdown"]
+
+#: What the LLM and the embedder never read of a node's metadata: internal ids and the server's paths.
+HIDDEN_FROM_MODELS = ["chunk_id", "doc_id", "path", "file_path"]
+MAX_TOP_K = 1000
 
 
 def table_markdown(block: Block) -> str:
@@ -103,7 +113,9 @@ def blocks_to_documents(document: ParsedDocument) -> list[Document]:
             if value is not None:
                 meta[key] = value
         text = "\n\n".join(_block_text(b) for b in current if b.text.strip())
-        out.append(Document(text=text, metadata=meta, id_=f"{path}#{len(out)}"))
+        out.append(Document(text=text, metadata=meta, id_=f"{path}#{len(out)}",
+                            excluded_llm_metadata_keys=list(HIDDEN_FROM_MODELS),
+                            excluded_embed_metadata_keys=list(HIDDEN_FROM_MODELS)))
         current.clear()
 
     for block in document.blocks:
@@ -120,6 +132,29 @@ def blocks_to_documents(document: ParsedDocument) -> list[Document]:
     return out
 
 
+@contextmanager
+def _script_safe_spawn() -> Iterator[None]:
+    """Let the parse worker start from a plain script that has no ``if __name__ == "__main__":`` guard.
+
+    The worker process is started with ``spawn`` (no inherited threads), which re-runs the parent's main
+    script in the child unless that is guarded; an unguarded script calling ``load_data`` would then start
+    the worker again from inside the child and the child dies ("parse worker did not start"). The worker
+    needs nothing from the script (its code lives in :mod:`indexing.parsing.guard`), so while the reader
+    runs, the main module's file is hidden from ``multiprocessing`` and the child does not run the script.
+    """
+    main = sys.modules.get("__main__")
+    hide = main is not None and getattr(main, "__spec__", None) is None and hasattr(main, "__file__")
+    if not hide:
+        yield
+        return
+    path = main.__file__
+    del main.__file__
+    try:
+        yield
+    finally:
+        main.__file__ = path
+
+
 class OfficeQAReader(BaseReader):
     """Files -> LlamaIndex Documents through officeqa's parsers (in the guarded worker process)."""
 
@@ -131,25 +166,33 @@ class OfficeQAReader(BaseReader):
         self.skip_unreadable = skip_unreadable
         self.refused: list[UnreadableDocument] = []
 
-    def _files(self, path: Path) -> list[Path]:
-        if path.is_dir():
-            from indexing.ingest import discover
+    @staticmethod
+    def files(path: str | Path | list[str | Path]) -> list[str]:
+        """The files ``path`` names: a file as given (an unsupported one is then refused with its reason), every
+        supported file under a folder (recursively; office lock files, hidden files and other suffixes skipped).
+        A path that does not exist raises FileNotFoundError."""
+        from indexing.parsing import SUPPORTED_SUFFIXES
+        from indexing.walking import walk
 
-            files, _folders, _missing = discover([path])
-            return files
-        return [path]
+        paths = path if isinstance(path, list) else [path]
+        found = walk([str(p) for p in paths], frozenset(SUPPORTED_SUFFIXES))
+        if found.missing:
+            raise FileNotFoundError(f"no such file or folder: {', '.join(found.missing)}")
+        return found.files
 
-    def lazy_load_data(self, path: str | Path | list[str | Path], **_: Any) -> Iterator[Document]:
-        """Documents of one file, of every supported file under a folder, or of a list of either.
+    def lazy_load_data(
+        self, path: str | Path | list[str | Path], extra_info: dict[str, Any] | None = None, **_: Any
+    ) -> Iterator[Document]:
+        """Documents of one file, of every supported file under a folder, or of a list of either; ``extra_info``
+        is added to every Document's metadata (the file's own keys win on a clash).
 
         A file that cannot be read raises :class:`officeqa.errors.UnreadableDocument`, or, with
         ``skip_unreadable=True``, is skipped and kept in ``self.refused``.
         """
         from indexing.parsing.guard import GuardedParser
 
-        paths = path if isinstance(path, list) else [path]
-        files = [file for p in paths for file in self._files(Path(p))]
-        with GuardedParser(self.settings.parsing) as parser:
+        files = self.files(path)
+        with _script_safe_spawn(), GuardedParser(self.settings.parsing) as parser:
             for file in files:
                 try:
                     parsed = parser.parse(file, self.password)
@@ -158,11 +201,21 @@ class OfficeQAReader(BaseReader):
                         raise
                     self.refused.append(exc)
                     continue
-                yield from blocks_to_documents(parsed)
+                for document in blocks_to_documents(parsed):
+                    if extra_info:
+                        document.metadata = {**extra_info, **document.metadata}
+                    yield document
 
-    def load_data(self, path: str | Path | list[str | Path], **kwargs: Any) -> list[Document]:
+    def load_data(
+        self, path: str | Path | list[str | Path], extra_info: dict[str, Any] | None = None, **kwargs: Any
+    ) -> list[Document]:
         """See :meth:`lazy_load_data`."""
-        return list(self.lazy_load_data(path, **kwargs))
+        return list(self.lazy_load_data(path, extra_info, **kwargs))
+
+
+def _check_top_k(top_k: object) -> None:
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
+        raise ValueError(f"top_k must be a whole number from 1 to {MAX_TOP_K}, not {top_k!r}")
 
 
 class OfficeQARetriever(BaseRetriever):
@@ -175,6 +228,7 @@ class OfficeQARetriever(BaseRetriever):
 
         if mode not in MODES:
             raise ValueError(f"unknown search mode {mode!r}; choose one of {', '.join(MODES)}")
+        _check_top_k(top_k)
         super().__init__(**kwargs)
         self.settings = settings or load_settings()
         self.mode = mode
@@ -205,7 +259,11 @@ class OfficeQARetriever(BaseRetriever):
         from retrieval.citations import citation_from_metadata
         from retrieval.search import search
 
-        hits = search(self.knowledge_base, query_bundle.query_str, mode=self.mode, k=self.top_k)
+        _check_top_k(self.top_k)  # also when it was changed after construction
+        query = (query_bundle.query_str or "").strip()
+        if not query:
+            raise ValueError("the query is empty; retrieve with a question or keywords")
+        hits = search(self.knowledge_base, query, mode=self.mode, k=self.top_k)
         nodes: list[NodeWithScore] = []
         for n, hit in enumerate(hits, start=1):
             citation = citation_from_metadata(n, hit.chunk_id, hit.doc_id, hit.metadata)
@@ -222,6 +280,8 @@ class OfficeQARetriever(BaseRetriever):
                 value = getattr(citation, key)
                 if value is not None:
                     meta[key] = value
-            node = TextNode(id_=hit.chunk_id, text=hit.text, metadata=meta)
+            node = TextNode(id_=hit.chunk_id, text=hit.text, metadata=meta,
+                            excluded_llm_metadata_keys=list(HIDDEN_FROM_MODELS),
+                            excluded_embed_metadata_keys=list(HIDDEN_FROM_MODELS))
             nodes.append(NodeWithScore(node=node, score=hit.score))
         return nodes
