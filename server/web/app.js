@@ -12,6 +12,8 @@ const state = {
   kb: store.getItem("officeqa.kb") || "",
   key: store.getItem("officeqa.key") || "",
   history: [],
+  messages: [], // every message on the page with what it needs to be drawn again in another language
+  canWrite: true,
   scope: null,
   busy: null,
   docsTimer: null,
@@ -58,12 +60,21 @@ async function api(path, options = {}, retried = false) {
   return response;
 }
 
+// An error as the user reads it: the translated text of its kind when there is one, else the server's
+// message (one line, no class names), never a bare status code alone.
+function errorMessage(kind, message) {
+  const key = `err_${kind}`;
+  const translated = t(key);
+  if (translated !== key) return message && state.lang === "en" && kind !== "internal" ? message : translated;
+  return message || kind || "";
+}
+
 async function errorText(response) {
   try {
     const body = await response.json();
     const error = body.error || {};
-    const files = (error.files || []).map((f) => `${f.file}: ${f.message}`).join("; ");
-    return `${response.status} ${error.kind || ""}: ${files || error.message || ""}`;
+    const files = (error.files || []).map((f) => `${f.file}: ${errorMessage(f.kind, f.message)}`).join("; ");
+    return files || errorMessage(error.code || error.kind, error.message);
   } catch {
     return `${response.status} ${response.statusText}`;
   }
@@ -84,6 +95,15 @@ async function loadKnowledgeBases() {
   const names = body.knowledge_bases.map((kb) => kb.name);
   if (!names.includes(state.kb)) state.kb = names[0] || "";
   select.value = state.kb;
+  const current = body.knowledge_bases.find((kb) => kb.name === state.kb);
+  applyRole(current ? current.write : false);
+}
+
+// A read key sees no upload box and no Delete buttons (the server would refuse them anyway).
+function applyRole(canWrite) {
+  state.canWrite = canWrite;
+  $("dropzone").hidden = !canWrite;
+  $("read-only").hidden = canWrite;
 }
 
 // -- chat -------------------------------------------------------------------------------------------
@@ -106,12 +126,36 @@ function citationLabel(c) {
 
 function addMessage(role) {
   const wrap = el("article", `message ${role}`);
-  wrap.appendChild(el("div", "who", role === "user" ? t("you") : t("assistant")));
+  const who = el("div", "who");
+  wrap.appendChild(who);
   const body = el("div", "body");
   wrap.appendChild(body);
   $("messages").appendChild(wrap);
   wrap.scrollIntoView({ block: "end" });
-  return { wrap, body };
+  const message = { role, wrap, who, body, answer: null, error: null };
+  state.messages.push(message);
+  drawLabels(message);
+  return message;
+}
+
+function drawLabels(message) {
+  message.who.textContent = message.role === "user" ? t("you") : t("assistant");
+}
+
+// After a language switch every message is drawn again: labels, badges, notices' frames, sources, errors.
+function redrawMessages() {
+  for (const message of state.messages) {
+    drawLabels(message);
+    if (message.answer) renderFinal(message, message.answer);
+    else if (message.error) showError(message, message.error);
+  }
+}
+
+function showError(message, error) {
+  message.error = error;
+  message.body.querySelector(".thinking")?.remove();
+  message.body.querySelector(".error")?.remove();
+  message.body.appendChild(el("div", "error", `${t("error_prefix")}: ${errorMessage(error.kind, error.message)}`));
 }
 
 function renderAnswerText(target, text, citations) {
@@ -130,6 +174,7 @@ function renderAnswerText(target, text, citations) {
 
 function renderFinal(message, answer) {
   const { wrap, body } = message;
+  message.answer = answer;
   wrap.dataset.mode = answer.mode;
   const head = el("div", "answer-head");
   head.appendChild(el("span", `badge mode-${answer.mode}`, t(`mode_${answer.mode}`)));
@@ -197,7 +242,7 @@ async function ask(question) {
       headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
       signal: controller.signal,
     });
-    if (!response.ok) throw new Error(await errorText(response));
+    if (!response.ok) throw Object.assign(new Error(await errorText(response)), { kind: "" });
     const reader = response.body.getReader();
     const decoder = new TextDecoder();
     let buffer = "";
@@ -226,14 +271,12 @@ async function ask(question) {
           renderFinal(message, body);
           state.history.push({ role: "user", content: question }, { role: "assistant", content: body.answer });
         } else if (event === "error") {
-          throw new Error(`${body.error.kind}: ${body.error.message}`);
+          throw Object.assign(new Error(body.error.message), { kind: body.error.code || body.error.kind });
         }
       }
     }
   } catch (error) {
-    if (error.name !== "AbortError") {
-      message.body.appendChild(el("div", "error", `${t("error_prefix")}: ${error.message}`));
-    }
+    if (error.name !== "AbortError") showError(message, { kind: error.kind || "", message: error.message });
     message.body.querySelector(".thinking")?.remove();
   } finally {
     state.busy = null;
@@ -337,13 +380,14 @@ async function loadDocuments() {
     const tr = el("tr");
     tr.dataset.name = doc.name;
     tr.dataset.state = doc.state;
-    tr.appendChild(el("td", "doc-name", doc.name));
-    const stateCell = el("td");
+    tr.appendChild(cell("doc-name", t("name"), doc.name));
+    const stateCell = cell("doc-state", t("state"));
     stateCell.appendChild(el("span", `badge state-${doc.state}`, t(`state_${doc.state}`) || doc.state));
     tr.appendChild(stateCell);
-    tr.appendChild(el("td", "num", doc.state === "indexed" ? doc.chunks : ""));
-    tr.appendChild(el("td", "doc-error", doc.error ? `${doc.error.kind}: ${doc.error.message}` : doc.note || ""));
-    const actions = el("td", "actions");
+    tr.appendChild(cell("num", t("chunks"), doc.state === "indexed" ? doc.chunks : ""));
+    const problem = doc.error ? errorMessage(doc.error.kind, doc.error.message) : doc.note || "";
+    tr.appendChild(cell(`doc-error${problem ? "" : " empty"}`, t("error"), problem));
+    const actions = cell("actions", t("actions"));
     if (doc.state === "indexed") {
       const preview = el("button", "preview", t("preview"));
       preview.addEventListener("click", () => openChunks(doc));
@@ -351,7 +395,7 @@ async function loadDocuments() {
       askAbout.addEventListener("click", () => { setScope(doc); showView("chat"); });
       actions.append(preview, askAbout);
     }
-    if (doc.state !== "queued" && doc.state !== "indexing") {
+    if (state.canWrite && doc.state !== "queued" && doc.state !== "indexing") {
       const remove = el("button", "delete danger", t("delete"));
       remove.addEventListener("click", () => deleteDocument(doc));
       actions.appendChild(remove);
@@ -360,8 +404,29 @@ async function loadDocuments() {
     return tr;
   });
   tbody.replaceChildren(...rows);
+  updateUploadLines(documents);
   if (documents.some((d) => d.state === "queued" || d.state === "indexing") && !$("view-documents").hidden) {
     state.docsTimer = setTimeout(loadDocuments, 1500);
+  }
+}
+
+// A table cell that also carries its column's name, shown beside the value when the table is drawn as
+// cards on a narrow screen.
+function cell(className, label, text) {
+  const td = el("td", className, text);
+  td.dataset.label = label;
+  return td;
+}
+
+// The upload list follows the documents: "queued" becomes "indexed" or the translated failure.
+function updateUploadLines(documents) {
+  const byName = new Map(documents.map((d) => [d.name, d]));
+  for (const line of document.querySelectorAll("#upload-files li[data-name]")) {
+    const doc = byName.get(line.dataset.name);
+    if (!doc) continue;
+    const done = doc.state === "indexed" ? t("indexed_now") : doc.state === "failed" ? t("failed_now") : t(`state_${doc.state}`);
+    line.textContent = `${doc.name} · ${done}`;
+    line.className = `upload-file ${doc.state === "failed" ? "error" : "ok"}`;
   }
 }
 
@@ -397,11 +462,16 @@ function uploadFiles(files, retried = false) {
     let body = {};
     try { body = JSON.parse(xhr.responseText); } catch { body = {}; }
     if (xhr.status >= 200 && xhr.status < 300) {
-      list.replaceChildren(...body.documents.map((d) => el("li", "upload-file ok", `${d.file} · ${t("uploaded")}`)));
+      list.replaceChildren(...body.documents.map((d) => {
+        const line = el("li", "upload-file ok", `${d.file} · ${t("uploaded")}`);
+        line.dataset.name = d.file;
+        return line;
+      }));
     } else {
       const error = body.error || {};
       const refused = error.files && error.files.length ? error.files : [{ file: "", message: error.message || xhr.statusText }];
-      list.replaceChildren(...refused.map((f) => el("li", "upload-file error", `${f.file} · ${f.kind || xhr.status}: ${f.message}`)));
+      list.replaceChildren(...refused.map((f) => el("li", "upload-file error",
+        `${f.file ? `${f.file} · ` : ""}${errorMessage(f.kind || error.code, f.message)}`)));
     }
     loadDocuments();
   };
@@ -414,6 +484,7 @@ function uploadFiles(files, retried = false) {
 
 // -- views and wiring -------------------------------------------------------------------------------
 function showView(name) {
+  $("panel").hidden = true; // the panel belongs to the view it was opened from; it must not cover another
   for (const view of ["chat", "documents"]) {
     $(`view-${view}`).hidden = view !== name;
     $(`tab-${view}`).classList.toggle("active", view === name);
@@ -429,6 +500,7 @@ function setScope(doc) {
 
 function newConversation() {
   state.history = [];
+  state.messages = [];
   $("messages").replaceChildren();
 }
 
@@ -438,6 +510,7 @@ function wire() {
     state.lang = state.lang === "zh" ? "en" : "zh";
     store.setItem("officeqa.lang", state.lang);
     applyLanguage();
+    redrawMessages();
     if (!$("view-documents").hidden) loadDocuments();
   });
   $("key-button").addEventListener("click", () => { if (askForKey()) init(); });
@@ -446,6 +519,7 @@ function wire() {
     store.setItem("officeqa.kb", state.kb);
     newConversation();
     setScope(null);
+    loadKnowledgeBases();
     if (!$("view-documents").hidden) loadDocuments();
   });
   $("ask").addEventListener("submit", (event) => {
