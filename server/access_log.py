@@ -38,16 +38,11 @@ def access_log(with_questions: bool) -> Callable[[ASGIApp], ASGIApp]:
                 return
             started = time.perf_counter()
             status = 500
+            logged = False
 
-            async def sending(message: Message) -> None:
-                nonlocal status
-                if message["type"] == "http.response.start":
-                    status = message["status"]
-                await send(message)
-
-            try:
-                await app(scope, receive, sending)
-            finally:
+            def write() -> None:
+                nonlocal logged
+                logged = True
                 state = scope.get("state") or {}
                 record = {"method": scope["method"], "path": scope["path"], "status": status,
                           "ms": round((time.perf_counter() - started) * 1000, 1), "key": _key_label(state),
@@ -55,6 +50,20 @@ def access_log(with_questions: bool) -> Callable[[ASGIApp], ASGIApp]:
                 if with_questions and state.get("question"):
                     record["question"] = state["question"]
                 log.info(json.dumps(record, ensure_ascii=False))
+
+            async def sending(message: Message) -> None:
+                nonlocal status
+                if message["type"] == "http.response.start":
+                    status = message["status"]
+                elif message["type"] == "http.response.body" and not message.get("more_body", False):
+                    write()  # before the last byte leaves: a client that got its answer finds the line written
+                await send(message)
+
+            try:
+                await app(scope, receive, sending)
+            finally:
+                if not logged:
+                    write()
 
         return logged
 

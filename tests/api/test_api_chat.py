@@ -7,6 +7,7 @@ streaming, citations and the budget report are exercised end to end.
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -189,10 +190,44 @@ def test_the_openapi_schema_documents_every_endpoint(client: TestClient) -> None
     assert "requestBody" in chat
     assert "multipart/form-data" in schema["paths"]["/api/documents"]["post"]["requestBody"]["content"]
     assert "question" in json.dumps(schema["components"]["schemas"])
+    assert "/v1/completions" in schema["paths"]
 
 
-def test_unknown_routes_and_methods_answer_json_errors(client: TestClient) -> None:
-    response = client.get("/api/nothing")
-    assert response.status_code == 404 and response.json()["error"]["kind"] == "not_found"
-    response = client.put("/api/chat", json={})
-    assert response.status_code == 405 and response.json()["error"]["kind"] == "method_not_allowed"
+def test_the_schema_page_works_offline_and_the_page_has_an_icon(client: TestClient) -> None:
+    page = client.get("/schema")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "/api/chat" in page.text and "/v1/completions" in page.text
+    assert "<script" not in page.text and "http://" not in page.text and "https://" not in page.text  # no CDN
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+    assert 'rel="icon"' in client.get("/").text
+
+
+def test_the_access_log_has_one_json_line_per_request_and_questions_only_when_enabled(
+    root: Path, fake: FakeOllama
+) -> None:
+    class Lines(logging.Handler):
+        def __init__(self) -> None:
+            super().__init__(logging.INFO)
+            self.lines: list[dict] = []
+
+        def emit(self, record: logging.LogRecord) -> None:
+            self.lines.append(json.loads(record.getMessage()))
+
+    logger = logging.getLogger("officeqa.access")
+    for with_questions in (False, True):
+        handler, level = Lines(), logger.level
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        try:
+            settings = make_settings(root, ollama_url=fake.url, access_log_questions=with_questions)
+            with TestClient(create_app(settings, generator=None)) as other:
+                assert other.post("/api/chat?x=1", json={"question": "住宿标准？", "stream": False}).status_code == 200
+                assert other.get("/api/kbs").status_code == 200
+        finally:
+            logger.removeHandler(handler)
+            logger.setLevel(level)
+        chat = next(line for line in handler.lines if line["path"] == "/api/chat")
+        assert chat["method"] == "POST" and chat["status"] == 200 and chat["ms"] >= 0 and chat["key"] == "local"
+        assert ("question" in chat) is with_questions and chat.get("question", "住宿标准？") == "住宿标准？"
+        assert any(line["path"] == "/api/kbs" and "question" not in line for line in handler.lines)
