@@ -71,6 +71,16 @@ class PathView:
             out["note"] = self.message(out["note"])
         return out
 
+    def scrub(self, value: Any) -> Any:
+        """``value`` (JSON-like: an answer's metadata) with every string that is an absolute path shown relative."""
+        if isinstance(value, str):
+            return self.show(value) if value.startswith("/") and "\n" not in value else value
+        if isinstance(value, dict):
+            return {key: self.scrub(item) for key, item in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.scrub(item) for item in value]
+        return value
+
     def citations(self, citations: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [{**c, "path": self.show(c["path"])} if c.get("path") else c for c in citations]
 
@@ -92,7 +102,7 @@ def public_answer(data: dict[str, Any], view: PathView, host: str) -> dict[str, 
     for key in ("answer", "text"):
         if isinstance(out.get(key), str):
             out[key] = without_host(out[key], host)
-    metadata = dict(out.get("metadata") or {})
+    metadata = view.scrub(dict(out.get("metadata") or {}))
     failure = metadata.get("failure")
     if isinstance(failure, dict) and isinstance(failure.get("message"), str):
         metadata["failure"] = {**failure, "message": without_host(failure["message"], host)}

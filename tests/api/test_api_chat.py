@@ -101,6 +101,17 @@ def test_a_json_answer_has_the_shape_of_ask_json(client: TestClient, fake: FakeO
     assert set(json.loads(cli.stdout.splitlines()[-1])) == set(answer)
     assert set(answer["citations"][0]) <= {"n", "chunk_id", "doc_id", "path", "document", "heading_path", "quote",
                                            "referenced", "page", "page_end", "sheet", "slide", "row", "label"}
+    assert answer["citations"][0]["path"] == "年度总结大会通知.txt"  # relative: no server path reaches a client
+    assert str(root) not in response.text
+
+
+def test_a_failed_model_call_does_not_show_the_ollama_address(client: TestClient, fake: FakeOllama) -> None:
+    fake.add_reply(Reply(status=500, error="model crashed"))
+    response = client.post("/api/chat", json={"question": "年度总结大会哪天召开？", "stream": False})
+    answer = response.json()
+    assert answer["mode"] == "extractive" and answer["notice"]
+    address = fake.url.split("//", 1)[1]
+    assert address not in response.text and "127.0.0.1" not in answer["notice"]
 
 
 def test_without_a_model_the_answer_is_extractive_with_a_visible_notice(offline: TestClient) -> None:
