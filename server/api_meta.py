@@ -10,6 +10,7 @@ from litestar import Request, Response, get, post
 
 from officeqa.errors import FailureKind, GenerationError, NotAuthenticated
 from server.access import access_of, authenticate, policy_of, require_key, resources_of
+from server.errors import RateLimited
 from server.public_paths import without_host
 from server.schemas import RouteRequest
 
@@ -90,7 +91,7 @@ async def health(request: Request) -> dict[str, Any]:
     try:
         access = authenticate(request, resources.keys)
         visible = resources.knowledge_bases.visible(access)
-    except NotAuthenticated:
+    except (NotAuthenticated, RateLimited):  # health answers whoever asks; only the details need a key
         visible = []
     model = await asyncio.to_thread(_model_status, resources)
     depth = await asyncio.to_thread(resources.ingest.depth)

@@ -177,6 +177,8 @@ def test_failed_keys_in_a_row_are_429_with_retry_after(tmp_path: Path) -> None:
         assert int(statuses[-1].headers["Retry-After"]) > 0
         assert statuses[-1].json()["error"]["type"] == "rate_limit_error"
         assert client.get("/api/documents", headers=good).status_code == 429  # the address is blocked for now
+        health = client.get("/api/health")  # load balancers still get an answer, without details
+        assert health.status_code == 200 and health.json()["knowledge_bases"] == {}
 
 
 def test_questions_per_minute_are_limited_per_address(root: Path, fake: FakeOllama) -> None:
