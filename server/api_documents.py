@@ -120,10 +120,13 @@ async def chunks(
 
     def preview(service: Any) -> dict[str, Any]:
         found = resolve_document(service.kb, doc_id)
+        quality = _metrics.get((kb, found), lambda: document_metrics(service.kb, found, chunking)) \
+            if metrics or chunk_id is None else None
+        breaks = set(quality["sentence_break_ids"]) if quality else None
         page = chunk_preview(service.kb, found, offset=offset, limit=limit, chunk_id=chunk_id,
-                             target_tokens=chunking.target_tokens)
+                             target_tokens=chunking.target_tokens, sentence_breaks=breaks)
         if metrics:
-            page["metrics"] = _metrics.get((kb, found), lambda: document_metrics(service.kb, found, chunking))
+            page["metrics"] = {k: v for k, v in quality.items() if k != "sentence_break_ids"} if quality else None
         return page
 
     page = await resources.pool.call(kb, preview)

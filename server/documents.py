@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
-from indexing.chunking.metrics import SENTENCE_FINAL
+from indexing.chunking.metrics import SENTENCE_FINAL, compute_metrics
 from indexing.jobs import FAILED, KIND_INDEX, KIND_REMOVE, KIND_SUMMARISE, RETRY, RUNNING, Job
 from indexing.registry import REMOVED, DocumentRecord
 from officeqa.errors import DocumentNotFound
@@ -145,13 +145,22 @@ class MetricsCache:
 
 
 def document_metrics(kb: KnowledgeBase, doc_id: str, chunking: ChunkingSettings) -> dict[str, Any] | None:
-    """The chunking quality metrics of a stored document (None when it was stored before documents were kept)."""
+    """The chunking quality metrics of a stored document (None when it was stored before documents were kept),
+    with ``sentence_break_ids``: the chunks the sentence-break rate counts, judged by the metric's own rule
+    (:func:`indexing.chunking.metrics.compute_metrics` over each chunk alone), so the preview's per-chunk badge
+    and the document's rate always agree."""
     from indexing.chunking import chunk_document
+    from indexing.chunking.items import select_items
 
     parsed = kb.documents.get(doc_id)
     if parsed is None:
         return None
-    return asdict(chunk_document(parsed, chunking, doc_id=doc_id).metrics)
+    result = chunk_document(parsed, chunking, doc_id=doc_id)
+    items, _text = select_items(parsed.blocks)
+    ends = {item.end for item in items}
+    target = max(1, chunking.target_tokens)
+    breaks = [c.id for c in result.chunks if compute_metrics([c], target, ends, {}).sentence_breaks]
+    return {**asdict(result.metrics), "sentence_break_ids": breaks}
 
 
 def chunk_preview(
@@ -162,8 +171,12 @@ def chunk_preview(
     limit: int,
     chunk_id: str | None,
     target_tokens: int,
+    sentence_breaks: set[str] | None = None,
 ) -> dict[str, Any]:
-    """A page of the document's indexed chunks (or the one ``chunk_id``), as the stores hold them."""
+    """A page of the document's indexed chunks (or the one ``chunk_id``), as the stores hold them.
+
+    ``sentence_breaks``: the chunk ids the document's metric counts as cut mid-sentence
+    (:func:`document_metrics`); each chunk's ``quality.sentence_break`` says whether it is one."""
     ids = kb.registry.chunk_ids(doc_id)
     if chunk_id is not None:
         if chunk_id not in ids:
@@ -189,6 +202,7 @@ def chunk_preview(
             "quality": {
                 "oversize": tokens > target_tokens,
                 "ends_at_sentence": bool(stripped) and stripped[-1] in SENTENCE_FINAL,
+                "sentence_break": cid in sentence_breaks if sentence_breaks is not None else None,
                 "empty": not stripped,
             },
         }

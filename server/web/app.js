@@ -322,10 +322,10 @@ async function openCitation(c) {
   text.querySelector("mark")?.scrollIntoView({ block: "center" });
 }
 
-function metricLine(metrics) {
+function metricLine(metrics, total) {
   const pct = (x) => `${Math.round((x || 0) * 1000) / 10}%`;
   return [
-    `${t("chunks")} ${metrics.chunk_count}`,
+    `${t("chunks")} ${total}`, // the stored chunks the list shows (the rates are over the document's chunking)
     `${t("heading_coverage")} ${pct(metrics.heading_path_coverage)}`,
     `${t("oversize_rate")} ${pct(metrics.oversize_rate)}`,
     `${t("sentence_break_rate")} ${pct(metrics.sentence_break_rate)}`,
@@ -340,7 +340,7 @@ async function openChunks(doc, offset = 0, body = null) {
   target.querySelector(".more")?.remove();
   if (!response.ok) { target.appendChild(el("div", "error", await errorText(response))); return; }
   const page = await response.json();
-  if (page.metrics) target.appendChild(el("div", "metrics", `${t("metrics")}: ${metricLine(page.metrics)}`));
+  if (page.metrics) target.appendChild(el("div", "metrics", `${t("metrics")}: ${metricLine(page.metrics, page.total)}`));
   for (const chunk of page.chunks) {
     const card = el("section", "chunk");
     card.dataset.chunkId = chunk.id;
@@ -349,7 +349,9 @@ async function openChunks(doc, offset = 0, body = null) {
     head.appendChild(el("span", "chunk-path", chunk.heading_path.join(" > ")));
     head.appendChild(el("span", "chunk-tokens", `${chunk.tokens} ${t("tokens")}`));
     if (chunk.quality.oversize) head.appendChild(el("span", "badge warn", t("oversize")));
-    if (!chunk.quality.ends_at_sentence) head.appendChild(el("span", "badge warn", t("sentence_break")));
+    // the badge follows the document's metric (quality.sentence_break, judged by the metric's own rule)
+    const cut = chunk.quality.sentence_break ?? !chunk.quality.ends_at_sentence;
+    if (cut) head.appendChild(el("span", "badge warn", t("sentence_break")));
     card.appendChild(head);
     card.appendChild(el("pre", "chunk-text", chunk.text));
     target.appendChild(card);

@@ -89,7 +89,7 @@ def test_chunk_preview_shows_text_heading_path_tokens_and_quality(client: TestCl
     assert "500元" in chunk["text"]
     assert chunk["heading_path"] == ["报销制度", "第一条 差旅"]
     assert chunk["tokens"] > 0
-    assert chunk["quality"] == {"oversize": False, "ends_at_sentence": True, "empty": False}
+    assert chunk["quality"] == {"oversize": False, "ends_at_sentence": True, "empty": False, "sentence_break": False}
     assert page["metrics"]["chunk_count"] >= 1 and page["metrics"]["heading_path_coverage"] == 1.0
 
     one = client.get(f"/api/documents/{doc_id}/chunks", params={"chunk_id": chunk["id"], "metrics": "false"})
@@ -202,3 +202,18 @@ def test_raw_multipart_names_are_refused_too(client: TestClient, root: Path, ind
     assert 400 <= response.status_code < 500, response.text
     assert response.json()["error"]["kind"] in ("bad_name", "bad_request", "invalid_request")
     assert files_under(root) == before
+
+
+@pytest.mark.parametrize("name", ["md/zh_分布式训练技术原理.md", "txt/zh_test.txt", "txt/en_norwich-city.txt"])
+def test_chunk_badges_agree_with_the_documents_metric(client: TestClient, corpus_dir: Path, name: str) -> None:
+    """The "cut mid-sentence" badge is the metric's own verdict per chunk (zh_test.txt: the metric counts 0
+    breaks where a last-character check flagged 29 of 34 chunks), and the list has the metric's chunks."""
+    source = corpus_dir / name
+    assert upload(client, {source.name: source.read_bytes()}).status_code == 202
+    doc = wait_indexed(client, [source.name])[source.name]
+    assert doc["state"] == "indexed", doc
+    first = client.get(f"/api/documents/{doc['doc_id']}/chunks", params={"limit": 500}).json()
+    flagged = [c["id"] for c in first["chunks"] if c["quality"]["sentence_break"]]
+    assert len(first["chunks"]) == first["total"] == first["metrics"]["chunk_count"]
+    assert len(flagged) == first["metrics"]["sentence_breaks"]
+    assert all(c["quality"]["sentence_break"] is not None for c in first["chunks"])
