@@ -108,7 +108,7 @@ def content_type_refusal(method: str, path: str, headers: Headers) -> str | None
     wanted = "multipart/form-data" if path.rstrip("/") == UPLOAD_PATH else "application/json"
     if _media_type(headers) == wanted:
         return None
-    return f"{method} {path} takes a {wanted} body (Content-Type: {_media_type(headers) or 'none'})"
+    return f"{method} {path} takes only {wanted} bodies (this one is {_media_type(headers) or 'untyped'})"
 
 
 async def _refuse(send: Send, status: int, kind: str, message: str) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 MODEL_SERVER = "the model server"
 #: "BadZipFile: ", "UnicodeDecodeError: ": a Python class name leading a message (users read the rest)
 _CLASS_PREFIX = re.compile(
-    r"\b(?:[A-Z][a-z0-9]+){2,}(?:Error|Exception|Warning)?:\s+|\b[A-Z][a-zA-Z]*(?:Error|Exception):\s+")
+    r"\b(?:[a-z_][a-z0-9_]*\.)*(?:(?:[A-Z][a-z0-9]+){2,}(?:Error|Exception|Warning)?|[A-Z][a-zA-Z]*(?:Error|Exception)):\s+")
 #: an absolute POSIX path inside a message
 _ABSOLUTE = re.compile(r"(?<![\w.])/(?:[^\s/'\"]+/)+[^\s'\"]*")
 
