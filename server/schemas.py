@@ -79,7 +79,7 @@ class _OpenAICommon(msgspec.Struct, kw_only=True):
     presence_penalty: Annotated[float, msgspec.Meta(ge=-2, le=2)] | None = None
     frequency_penalty: Annotated[float, msgspec.Meta(ge=-2, le=2)] | None = None
     seed: int | None = None
-    user: str | None = None
+    user: str | dict[str, Any] | None = None  # OpenAI: a string; some front ends (Open WebUI) send an object
 
     @property
     def include_usage(self) -> bool:

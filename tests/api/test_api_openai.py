@@ -242,7 +242,6 @@ OPEN_WEBUI_REQUEST = {
 
 def test_an_open_webui_request_streams_an_answer(base_url: str, fake: FakeOllama) -> None:
     body = dict(OPEN_WEBUI_REQUEST)
-    body.pop("user")  # Open WebUI forwards the user as an object only when ENABLE_FORWARD_USER_INFO_HEADERS
     fake.add_reply(Reply(pieces=["十日内", "提交 [1]。"]))
     with httpx.Client(base_url=base_url) as http:
         response = http.post("/v1/chat/completions", json=body, headers={"Authorization": "Bearer x"})
