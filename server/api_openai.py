@@ -134,25 +134,27 @@ async def _stream(exchange: _Exchange, events: AsyncIterator[AnswerEvent], inclu
                   first: str | None) -> AsyncIterator[ServerSentEventMessage]:
     """SSE chunks: ``first`` (chat: the role), the text pieces, the finish chunk with citations, the usage chunk
     when asked for, ``[DONE]``; an error after the start is an OpenAI error object, then ``[DONE]``."""
+    nulls = {"usage": None} if include_usage else {}  # OpenAI: every other chunk carries "usage": null
+
+    def piece(choices: list[dict[str, Any]], **extra: Any) -> ServerSentEventMessage:
+        return ServerSentEventMessage(data=_json(exchange.envelope(obj, choices=choices, **{**nulls, **extra})))
+
     if first is not None:
-        yield ServerSentEventMessage(data=_json(exchange.envelope(obj, choices=[chunk(first, None)])))
+        yield piece([chunk(first, None)])
     streamed = False
     try:
         async for event in events:
             if event.kind == "delta":
                 streamed = True
-                yield ServerSentEventMessage(data=_json(exchange.envelope(obj, choices=[chunk(event.text, None)])))
+                yield piece([chunk(event.text, None)])
             elif event.answer is not None:
                 answer = event.answer
                 data = await exchange.public(answer)
                 if not streamed:
-                    yield ServerSentEventMessage(data=_json(exchange.envelope(
-                        obj, choices=[chunk(_visible_text(data), None)])))
-                yield ServerSentEventMessage(data=_json(exchange.envelope(
-                    obj, choices=[chunk(None, "stop")], **_extra(data))))
+                    yield piece([chunk(_visible_text(data), None)])
+                yield piece([chunk(None, "stop")], **_extra(data))
                 if include_usage:
-                    yield ServerSentEventMessage(data=_json(exchange.envelope(
-                        obj, choices=[], usage=usage(answer, exchange.question, exchange.history))))
+                    yield piece([], usage=usage(answer, exchange.question, exchange.history))
     except Exception as exc:  # noqa: BLE001 - the status line is sent: the error is the last event
         _, body = status_and_body(exc)
         yield ServerSentEventMessage(data=_json(body))

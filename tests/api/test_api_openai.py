@@ -224,13 +224,17 @@ def test_llama_index_openai_like_chats_and_completes(base_url: str, fake: FakeOl
     assert reply.message.content == "十日内 [1]。"
 
 
-#: The request body Open WebUI (v0.6) sends to an OpenAI connection, recorded from its network log.
+#: A request shaped as Open WebUI's backend sends it to an OpenAI connection (open_webui/routers/openai.py,
+#: generate_chat_completion: the system prompt first, content as parts, `cache_control` on the last message,
+#: `stream_options.include_usage` forced on when streaming, the model's params, the user object it adds for
+#: pipelines) with the headers it adds (Authorization, X-OpenWebUI-User-* when forwarding user info).
 OPEN_WEBUI_REQUEST = {
     "stream": True,
     "model": "officeqa/default",
     "messages": [
         {"role": "system", "content": "You are a helpful assistant."},
-        {"role": "user", "content": [{"type": "text", "text": "报销的时限是多久？"}]},
+        {"role": "user", "content": [{"type": "text", "text": "报销的时限是多久？",
+                                      "cache_control": {"type": "ephemeral"}}]},
     ],
     "stream_options": {"include_usage": True},
     "temperature": 0.8,
@@ -238,16 +242,20 @@ OPEN_WEBUI_REQUEST = {
     "top_p": 0.9,
     "user": {"name": "admin", "id": "u1", "email": "a@b.c", "role": "admin"},
 }
+OPEN_WEBUI_HEADERS = {"Authorization": "Bearer x", "Content-Type": "application/json",
+                      "X-OpenWebUI-User-Name": "admin", "X-OpenWebUI-User-Id": "u1",
+                      "X-OpenWebUI-User-Email": "a@b.c", "X-OpenWebUI-User-Role": "admin"}
 
 
 def test_an_open_webui_request_streams_an_answer(base_url: str, fake: FakeOllama) -> None:
     body = dict(OPEN_WEBUI_REQUEST)
     fake.add_reply(Reply(pieces=["十日内", "提交 [1]。"]))
     with httpx.Client(base_url=base_url) as http:
-        response = http.post("/v1/chat/completions", json=body, headers={"Authorization": "Bearer x"})
+        response = http.post("/v1/chat/completions", content=json.dumps(body), headers=OPEN_WEBUI_HEADERS)
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
     events = [line[6:] for line in response.text.splitlines() if line.startswith("data: ")]
     assert events[-1] == "[DONE]"
     chunks = [json.loads(e) for e in events[:-1]]
     assert "".join(c["choices"][0]["delta"].get("content", "") for c in chunks if c["choices"]) == "十日内提交 [1]。"
     assert chunks[-1]["choices"] == [] and chunks[-1]["usage"]["total_tokens"] > 0
+    assert all(c["usage"] is None for c in chunks[:-1])  # as OpenAI: null on every other chunk
