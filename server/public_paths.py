@@ -20,6 +20,8 @@ MODEL_SERVER = "the model server"
 #: "BadZipFile: ", "UnicodeDecodeError: ": a Python class name leading a message (users read the rest)
 _CLASS_PREFIX = re.compile(
     r"\b(?:[a-z_][a-z0-9_]*\.)*(?:(?:[A-Z][a-z0-9]+){2,}(?:Error|Exception|Warning)?|[A-Z][a-zA-Z]*(?:Error|Exception)):\s+")
+#: "OfficeQAError('the parse worker did not start')": an exception's repr inside a message -> its text
+_CLASS_REPR = re.compile(r"\b(?:[a-z_][a-z0-9_]*\.)*[A-Z]\w*(?:Error|Exception)\((['\"])(.*?)\1\)")
 #: an absolute POSIX path inside a message
 _ABSOLUTE = re.compile(r"(?<![\w.])/(?:[^\s/'\"]+/)+[^\s'\"]*")
 
@@ -55,7 +57,7 @@ class PathView:
         """An error message as a user reads it: no Python class name, no absolute path."""
         if not text:
             return text
-        text = _CLASS_PREFIX.sub("", text)
+        text = _CLASS_PREFIX.sub("", _CLASS_REPR.sub(lambda m: m.group(2), text))
         return _ABSOLUTE.sub(lambda m: self.show(m.group(0)), text)
 
     def document(self, item: dict[str, Any]) -> dict[str, Any]:

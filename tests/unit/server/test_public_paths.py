@@ -20,6 +20,8 @@ def test_messages_lose_class_names_and_paths() -> None:
     assert view.message("BadZipFile: Bad CRC-32 for 'word/document.xml'") == "Bad CRC-32 for 'word/document.xml'"
     assert view.message("cannot read /srv/kb/uploads/a.docx: UnicodeDecodeError: bad byte") == \
         "cannot read a.docx: bad byte"
+    assert view.message("the parse worker stopped: OfficeQAError('the parse worker did not start')") == \
+        "the parse worker stopped: the parse worker did not start"
     entry = view.document({"path": "/srv/kb/uploads/a.docx", "error": {"kind": "corrupt", "message": "KeyError: x"},
                            "job": {"error": {"kind": "corrupt", "message": "zipfile.BadZipFile: y"}}})
     assert entry["path"] == "a.docx" and entry["error"]["message"] == "x"
