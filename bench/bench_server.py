@@ -91,7 +91,9 @@ def env_for(data_dir: Path, fake_url: str, embedder: str, threads: int) -> dict[
     env = {k: v for k, v in os.environ.items() if not k.startswith("OFFICEQA_") and k != "OLLAMA_HOST"}
     env.update(OFFICEQA_DATA_DIR=str(data_dir), OFFICEQA_EMBEDDING__BACKEND=embedder,
                OFFICEQA_OLLAMA__HOST=fake_url, OFFICEQA_SERVER__ANSWER_THREADS=str(threads),
-               OFFICEQA_OLLAMA__RETRIES="0")
+               OFFICEQA_OLLAMA__RETRIES="0",
+               # a load test from one address: no per-address question limit, no access-log lines to write
+               OFFICEQA_SERVER__ANSWERS_PER_MINUTE="0", OFFICEQA_SERVER__ACCESS_LOG="false")
     return env
 
 
