@@ -43,21 +43,33 @@ def address_of(connection: ASGIConnection) -> str:
     return connection.client.host if connection.client else "unknown"
 
 
+def _key_id(token: str) -> str | None:
+    """The id part of ``oqa_<id>_<secret>`` (what a guesser aims at), or None for anything else."""
+    parts = token.split("_", 2)
+    return parts[1] if len(parts) == 3 and parts[0] == "oqa" and parts[1] else None
+
+
 def authenticate(connection: ASGIConnection, keys: KeyStore) -> Access:
-    """The request's access; 401 without a valid key, 429 once its address failed too often in a row."""
+    """The request's access; 401 without a valid key, 429 once its address, or the key id it tries, failed too
+    often in a row (counted per address and per key id, so neither one address nor many aimed at one key
+    can keep guessing)."""
     if not keys.has_active_keys():
         return Access(local=True)
     policy = policy_of(connection)
-    address = address_of(connection)
-    policy.check_auth_allowed(address)
     token = token_of(connection)
+    key_id = _key_id(token)
+    counted = [f"addr:{address_of(connection)}", *([f"key:{key_id}"] if key_id else [])]
+    for who in counted:
+        policy.check_auth_allowed(who)
     if not token:
         raise NotAuthenticated("an API key is required: send 'Authorization: Bearer <key>' (see `officeqa keys`)")
     key = keys.authenticate(token)
     if key is None:
-        policy.failed_auth.failed(address)
+        for who in counted:
+            policy.failed_auth.failed(who)
         raise NotAuthenticated("unknown or revoked API key")
-    policy.failed_auth.succeeded(address)
+    for who in counted:
+        policy.failed_auth.succeeded(who)
     return Access(key=key)
 
 

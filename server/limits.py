@@ -8,10 +8,11 @@ Sizes (``settings.server``): the JSON body (``max_body_kb``, refused 413 by Lite
 empty, whitespace-only or oversized question is a 400 with one clear line.
 
 Rates: ``answers_per_minute`` per key and per client address (sliding window of 60 s);
-``failed_auth_limit`` failed key attempts in a row from one address, after which that address
-is refused 429 for ``failed_auth_window_s`` whatever key it sends (so keys cannot be guessed
-at network speed). Counters live in this process's memory: several server processes each
-count their own, and behind a reverse proxy every client shares the proxy's address.
+``failed_auth_limit`` failed key attempts in a row from one address, or aimed at one key id,
+after which that address (whatever key it sends) or that key id (from any address) is refused
+429 for ``failed_auth_window_s``, so keys cannot be guessed at network speed. Counters live in
+this process's memory: several server processes each count their own, and behind a reverse
+proxy every client shares the proxy's address.
 """
 
 from __future__ import annotations
@@ -153,11 +154,12 @@ class RequestPolicy:
         return cls(SizePolicy.from_settings(server), SlidingWindow(server.answers_per_minute, 60.0, clock),
                    FailureCounter(server.failed_auth_limit, server.failed_auth_window_s, clock))
 
-    def check_auth_allowed(self, address: str) -> None:
-        wait = self.failed_auth.blocked(address)
+    def check_auth_allowed(self, who: str) -> None:
+        """429 while ``who`` (``addr:<address>`` or ``key:<id>``) is blocked after failed key attempts."""
+        wait = self.failed_auth.blocked(who)
         if wait is not None:
-            raise RateLimited(f"too many failed API key attempts from this address; retry in {int(wait) + 1} s",
-                              wait)
+            target = "this address" if who.startswith("addr:") else "this API key"
+            raise RateLimited(f"too many failed API key attempts for {target}; retry in {int(wait) + 1} s", wait)
 
     def count_answer(self, key_id: str | None, address: str) -> None:
         """One question by ``key_id`` (None in local mode) from ``address``; 429 over either limit."""

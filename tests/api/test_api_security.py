@@ -14,9 +14,11 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from fake_ollama import FakeOllama
 from litestar.testing import TestClient
+from live_server import serve
 from server_helpers import files_under, make_settings, upload, wait_indexed, wait_settled
 
 from server.app import create_app
@@ -179,6 +181,34 @@ def test_failed_keys_in_a_row_are_429_with_retry_after(tmp_path: Path) -> None:
         assert client.get("/api/documents", headers=good).status_code == 429  # the address is blocked for now
         health = client.get("/api/health")  # load balancers still get an answer, without details
         assert health.status_code == 200 and health.json()["knowledge_bases"] == {}
+
+
+def test_failed_attempts_aimed_at_one_key_id_block_that_id_from_any_address(tmp_path: Path) -> None:
+    """Guesses from three loopback addresses (127.0.0.2-4, a real server) at one key id block that id, while an
+    address that never failed is not blocked for other keys."""
+    config = tmp_path / "officeqa.toml"
+    config.write_text(f'data_dir = "{tmp_path / "data"}"\n[embedding]\nbackend = "hash"\n', encoding="utf-8")
+    tokens = []
+    for _ in range(2):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["--config", str(config), "keys", "create", "--kb", "default", "--role", "read",
+                         "--json"]) == 0
+        tokens.append(json.loads(out.getvalue())["key"])
+    target, other = tokens
+    key_id = target.split("_")[1]
+
+    def get(url: str, source: str, token: str) -> httpx.Response:
+        transport = httpx.HTTPTransport(local_address=source)
+        with httpx.Client(base_url=url, transport=transport) as http:
+            return http.get("/api/documents", headers={"Authorization": f"Bearer {token}"})
+
+    with serve(create_app(make_settings(tmp_path, failed_auth_limit=3), generator=None)) as url:
+        for n in range(3):
+            assert get(url, f"127.0.0.{n + 2}", f"oqa_{key_id}_wrong{n}").status_code == 401
+        blocked = get(url, "127.0.0.9", target)
+        assert blocked.status_code == 429 and "this API key" in blocked.json()["error"]["message"]
+        assert get(url, "127.0.0.9", other).status_code == 200
 
 
 def test_questions_per_minute_are_limited_per_address(root: Path, fake: FakeOllama) -> None:
