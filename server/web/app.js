@@ -386,7 +386,7 @@ async function loadDocuments() {
     const stateCell = cell("doc-state", t("state"));
     stateCell.appendChild(el("span", `badge state-${doc.state}`, t(`state_${doc.state}`) || doc.state));
     tr.appendChild(stateCell);
-    tr.appendChild(cell("num", t("chunks"), doc.state === "indexed" ? doc.chunks : ""));
+    tr.appendChild(cell(`num${doc.state === "indexed" ? "" : " empty"}`, t("chunks"), doc.state === "indexed" ? doc.chunks : ""));
     const problem = doc.error ? errorMessage(doc.error.kind, doc.error.message) : doc.note || "";
     tr.appendChild(cell(`doc-error${problem ? "" : " empty"}`, t("error"), problem));
     const actions = cell("actions", t("actions"));
