@@ -37,6 +37,7 @@ from typing import Any
 from lxml import etree
 
 from indexing.parsing.headings import heading_level
+from indexing.parsing.legacy import WPS_NATIVE
 from indexing.parsing.legacy_ole import open_legacy
 from officeqa.domain import Block, BlockRole, BlockType, ParsedDocument
 from officeqa.errors import RefusalKind, UnreadableDocument
@@ -215,6 +216,9 @@ def parse_doc(path: Path, password: str | None, settings: ParsingSettings) -> Pa
             reason = message[0] if message else f"antiword exit code {proc.returncode}"
             if "ncrypted" in reason:
                 raise UnreadableDocument(str(path), RefusalKind.ENCRYPTED, f"antiword cannot read it: {reason}")
+            if "not a Word Document" in reason:  # a sound OLE file in another program's format
+                refusal = WPS_NATIVE if path.suffix.lower() == ".wps" else f"not a Word 97-2003 document ({reason})"
+                raise UnreadableDocument(str(path), RefusalKind.UNSUPPORTED, refusal)
             proc = _antiword(path, [antiword, "-w", "0", target], fds, settings)
             if proc.returncode != 0 or not proc.stdout.strip():
                 raise UnreadableDocument(str(path), RefusalKind.CORRUPT, f"antiword cannot read it: {reason}")

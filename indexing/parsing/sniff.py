@@ -9,8 +9,8 @@ therefore routed by what the file holds:
 
 - an OLE compound file (``D0 CF 11 E0``) by its streams: ``WordDocument`` -> doc,
   ``Workbook``/``Book`` -> xls, ``PowerPoint Document`` -> ppt, ``__substg1.0_*`` ->
-  msg, ``EncryptedPackage`` -> a password-protected OOXML package, ``CONTENTS`` ->
-  Microsoft Works;
+  msg, ``EncryptedPackage`` -> a password-protected OOXML package, ``CONTENTS`` (Works
+  2000 and later) or ``MM`` + ``MN0`` (Works 3 and 4 word processor) -> Microsoft Works;
 - a zip by its parts: ``[Content_Types].xml`` with ``word/``/``xl/``/``ppt/`` ->
   docx/xlsx/pptx, a ``mimetype`` member -> odt/ods/odp;
 - ``{\\rtf`` -> rtf; ``%PDF`` -> pdf; a leading ``<html``/``<table`` -> html (Excel's
@@ -79,7 +79,7 @@ def _ole_kind(path: Path) -> str:
         return "ppt"
     if any(name.startswith("__substg1.0_") for name in top):
         return "msg"
-    if "CONTENTS" in top:
+    if "CONTENTS" in top or {"MM", "MN0"} <= top:  # Works 2000+ and Works 3/4 word processor files
         return "works"
     return "unknown"
 
