@@ -5,9 +5,10 @@ Why: these names say less than the bytes do (see :mod:`indexing.parsing.sniff`).
 an encrypted OOXML package is an OLE file whatever its suffix; each goes to the parser of
 what it is, with a warning when that is not what the suffix says. A Microsoft Works
 ``.wps`` and files that are neither OLE nor zip are refused with the reason. A ``.wps`` in
-Kingsoft's own older format (WPS 2000 to WPS Office 2003: neither an OLE file with a Word
-header nor OOXML) is refused as ``unsupported`` naming that format, never as ``corrupt``:
-the file is sound, only no reader here knows it.
+Kingsoft's own older format (WPS 2000 to WPS Office 2003: neither OOXML nor a Word file
+antiword reads -- antiword answers "is not a Word Document", see :mod:`indexing.parsing.doc`)
+is refused as ``unsupported`` naming that format, never as ``corrupt``: the file is sound,
+only no reader here knows it.
 """
 
 from __future__ import annotations
@@ -19,13 +20,11 @@ from officeqa.domain import ParsedDocument
 from officeqa.errors import RefusalKind, UnreadableDocument
 from officeqa.settings import ParsingSettings
 
-__all__ = ["EXPECTED_KIND", "WPS_NATIVE", "has_word_header", "parse_by_content"]
+__all__ = ["EXPECTED_KIND", "WPS_NATIVE", "parse_by_content"]
 
 # Kingsoft's own word-processor format (WPS 2000 to WPS Office 2003): .wps files that are neither Word 97-2003
 # binary (what WPS Office 2005 and later write) nor OOXML; no reader outside WPS Office opens them.
 WPS_NATIVE = "a WPS Office 2003-era document (Kingsoft's own format, not Word 97-2003); save it as .docx in WPS Office"
-# FIB.wIdent, the first two bytes of the WordDocument stream: Word 97-2003, Word 6/95, Word 2 (antiword reads these).
-_WORD_IDENTS = {0xA5EC, 0xA5DC, 0xA59B, 0xA5DB}
 
 # suffix -> the format it normally holds
 EXPECTED_KIND = {".doc": "doc", ".wps": "doc", ".xls": "xls", ".et": "xls", ".ppt": "ppt", ".dps": "ppt"}
@@ -46,18 +45,6 @@ _KIND_SUFFIX = {
     "html": ".html",
     "msg": ".msg",
 }
-
-
-def has_word_header(path: Path) -> bool:
-    """Whether the WordDocument stream opens with a Word File Information Block (FIB.wIdent); True when unsure."""
-    import olefile
-
-    try:
-        with olefile.OleFileIO(str(path)) as ole:
-            head = ole.openstream("WordDocument").read(2)
-    except (OSError, ValueError, IndexError, KeyError, EOFError):
-        return True  # a damaged container: the Word reader's own checks name what is wrong
-    return len(head) < 2 or int.from_bytes(head, "little") in _WORD_IDENTS
 
 
 def parse_by_content(path: Path, password: str | None, settings: ParsingSettings) -> ParsedDocument:
@@ -81,11 +68,6 @@ def parse_by_content(path: Path, password: str | None, settings: ParsingSettings
             RefusalKind.CORRUPT,
             f"not a {expected} file: neither an OLE compound file nor an Office zip (damaged or another format)",
         )
-    if kind == "doc" and not has_word_header(path):
-        if suffix == ".wps":
-            raise UnreadableDocument(str(path), RefusalKind.UNSUPPORTED, WPS_NATIVE)
-        message = "not a Word document: its WordDocument stream has no Word header (another program's format)"
-        raise UnreadableDocument(str(path), RefusalKind.UNSUPPORTED, message)
     route = _ENCRYPTED_OOXML[expected] if kind == "ooxml_encrypted" else _KIND_SUFFIX[kind]
     document = load_parser(route)(path, password, settings)
     if kind not in (expected, "ooxml_encrypted"):

@@ -10,7 +10,6 @@ import codecs
 import shutil
 from pathlib import Path
 
-import olefile
 import pytest
 
 from indexing.parsing import parse_file
@@ -166,14 +165,14 @@ def test_works_3_and_4_wps_is_refused_as_works_not_corrupt() -> None:
     assert info.value.kind is RefusalKind.UNSUPPORTED and "Microsoft Works" in info.value.message
 
 
-def test_wps_with_a_word_stream_that_is_not_word_is_refused_naming_the_wps_format(tmp_path: Path) -> None:
-    # No public Kingsoft WPS 2000-2003 file was found; this is a real Word file whose WordDocument stream
-    # loses its Word header (FIB.wIdent), which is what antiword reports on those ("is not a Word Document").
+def test_an_ole_file_antiword_calls_not_a_word_document_is_unsupported_not_corrupt(tmp_path: Path) -> None:
+    # A real Word 6 file antiword rejects with "... is not a Word Document." -- what it answers for a .wps in
+    # Kingsoft's own older format too (no public sample of that format was found). Before: refused as corrupt.
+    with pytest.raises(UnreadableDocument) as info:
+        parse_file(REAL / "word6_antiword_refuses.doc")
+    assert info.value.kind is RefusalKind.UNSUPPORTED and "not a Word 97-2003 document" in info.value.message
     target = tmp_path / "old.wps"
-    shutil.copy(FORMATS / "zh_purchase_contract.doc", target)
-    with olefile.OleFileIO(str(target), write_mode=True) as ole:
-        stream = ole.openstream("WordDocument").read()
-        ole.write_stream("WordDocument", b"\x00\x00" + stream[2:])
+    shutil.copy(REAL / "word6_antiword_refuses.doc", target)
     with pytest.raises(UnreadableDocument) as info:
         parse_file(target)
     assert (info.value.kind, info.value.message) == (RefusalKind.UNSUPPORTED, WPS_NATIVE)
