@@ -375,15 +375,23 @@ def _text_blocks(box: _TextBox, slide: int) -> list[Block]:
     return blocks
 
 
-def _slide_blocks(reader: _Reader, number: int, container: _Record, outline: list[tuple[int, str]]) -> list[Block]:
-    shapes = reader.shapes(container)
+def _slide_blocks(
+    reader: _Reader, number: int, container: _Record | None, outline: list[tuple[int, str]]
+) -> list[Block]:
+    """A slide's blocks; without its drawing (``container`` None: a damaged persist directory) the slide list's text."""
+    shapes = reader.shapes(container) if container is not None else _Shapes()
     boxes = list(shapes.boxes)
     for index, anchor in shapes.outline_refs:
         if 0 <= index < len(outline):
             text_type, text = outline[index]
             boxes.append(_TextBox(text_type, text.split("\r"), [False] * len(text.split("\r")), anchor))
-    if not boxes and outline:  # placeholder text kept only in the slide list
-        boxes = [_TextBox(t, s.split("\r"), [False] * len(s.split("\r"))) for t, s in outline]
+    # Placeholder text kept only in the slide list, with no shape pointing at it (PowerPoint 97 and
+    # some converters): read it too, unless a text box on the slide holds the same text.
+    referenced = {index for index, _anchor in shapes.outline_refs}
+    known = {"\r".join(box.paragraphs).strip() for box in boxes}
+    for index, (text_type, text) in enumerate(outline):
+        if index not in referenced and text.strip() and text.strip() != "*" and text.strip() not in known:
+            boxes.append(_TextBox(text_type, text.split("\r"), [False] * len(text.split("\r"))))
     titles = [box for box in boxes if box.text_type in TITLE_TYPES]
     blocks: list[Block] = []
     for box in titles:
@@ -535,7 +543,8 @@ def _read(data: bytes) -> tuple[list[Block], int]:
     slides = lists.get(0, [])
     for number, (persist_id, _slide_id, outline) in enumerate(slides, start=1):
         container = reader.container(persist_id, RT_SLIDE)
-        if container is None:
+        if container is None:  # the edit chain does not lead to this slide: its placeholder text is all there is
+            blocks.extend(_slide_blocks(reader, number, None, outline))
             continue
         slide_blocks = _slide_blocks(reader, number, container, outline)
         blocks.extend(slide_blocks)

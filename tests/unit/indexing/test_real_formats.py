@@ -66,6 +66,17 @@ def test_ppt_japanese_and_gothic_text_boxes() -> None:
     assert table.rows[0] == ["Row 2 Col 1", "Row 2 Col 2", "Row 2 Col 3"]
 
 
+def test_ppt_placeholder_text_no_shape_points_at_is_read_beside_the_text_box() -> None:
+    doc = parse_file(REAL / "unreferenced_placeholder_text.ppt")  # before: "First run" was lost
+    assert [block.text for block in doc.blocks] == ["First run", "Second run"]
+
+
+def test_ppt_whose_edit_chain_misses_the_slides_gives_the_slide_list_text() -> None:
+    doc = parse_file(REAL / "damaged_edit_chain.ppt")  # before: refused as empty
+    text = _text(doc)
+    assert "RISPETTO DAO 100%" in text and "CROSS MARKETING SU TUTTO IL NEGOZIO" in text
+
+
 # ------------------------------------------------------------------ .odp
 
 
