@@ -171,6 +171,16 @@ def docbook_to_blocks(xml: bytes) -> list[Block]:
     return walker.blocks + walker.notes
 
 
+def _is_ole(path: Path) -> bool:
+    from indexing.parsing.sniff import CFB_MAGIC
+
+    try:
+        with path.open("rb") as fh:
+            return fh.read(len(CFB_MAGIC)) == CFB_MAGIC
+    except OSError:
+        return True  # open_legacy names the read error
+
+
 @contextmanager
 def _file_for(path: Path, data: bytes, decrypted: bool) -> Iterator[tuple[str, tuple[int, ...]]]:
     """A path antiword can open: the file itself, or an anonymous memory file holding the decrypted bytes."""
@@ -205,7 +215,10 @@ def parse_doc(path: Path, password: str | None, settings: ParsingSettings) -> Pa
             RefusalKind.UNSUPPORTED,
             "Word 97-2003 (.doc) needs the antiword program (apt-get install antiword); or save the file as .docx",
         )
-    data, decrypted = open_legacy(path, password, "doc")
+    if _is_ole(path):
+        data, decrypted = open_legacy(path, password, "doc")
+    else:  # Word 1.x/2.0 (routed here by its FIB ident): no container to check, no encryption to undo
+        data, decrypted = b"", False
     warnings: list[str] = []
     with _file_for(path, data, decrypted) as (target, fds):
         proc = _antiword(path, [antiword, "-x", "db", target], fds, settings)
@@ -216,8 +229,9 @@ def parse_doc(path: Path, password: str | None, settings: ParsingSettings) -> Pa
             reason = message[0] if message else f"antiword exit code {proc.returncode}"
             if "ncrypted" in reason:
                 raise UnreadableDocument(str(path), RefusalKind.ENCRYPTED, f"antiword cannot read it: {reason}")
-            if "not a Word Document" in reason:  # a sound OLE file in another program's format
-                refusal = WPS_NATIVE if path.suffix.lower() == ".wps" else f"not a Word 97-2003 document ({reason})"
+            if "not a Word Document" in reason or "not contain a Word document" in reason:  # sound, another format
+                refusal = f"not a Word document antiword reads ({reason})"
+                refusal = WPS_NATIVE if path.suffix.lower() == ".wps" else refusal
                 raise UnreadableDocument(str(path), RefusalKind.UNSUPPORTED, refusal)
             proc = _antiword(path, [antiword, "-w", "0", target], fds, settings)
             if proc.returncode != 0 or not proc.stdout.strip():

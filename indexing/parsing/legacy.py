@@ -30,8 +30,14 @@ WPS_NATIVE = "a WPS Office 2003-era document (Kingsoft's own format, not Word 97
 EXPECTED_KIND = {".doc": "doc", ".wps": "doc", ".xls": "xls", ".et": "xls", ".ppt": "ppt", ".dps": "ppt"}
 # A password-protected OOXML package is an OLE file: its suffix says which OOXML parser decrypts it.
 _ENCRYPTED_OOXML = {"doc": ".docx", "xls": ".xlsx", "ppt": ".pptx"}
+# Formats that a legacy suffix may hold and no reader here knows: the refusal names them and the fix.
+_OTHER_FORMATS = {
+    "ppt4": "a PowerPoint 4.0 presentation (1994 format, not PowerPoint 97-2003); save it as .pptx",
+    "wordml": "a Word 2003 XML document under a binary suffix; open it in Word or LibreOffice, save it as .docx",
+}
 _KIND_SUFFIX = {
     "doc": "binary:doc",
+    "word2": "binary:doc",
     "xls": "binary:xls",
     "ppt": "binary:ppt",
     "docx": ".docx",
@@ -54,6 +60,8 @@ def parse_by_content(path: Path, password: str | None, settings: ParsingSettings
     suffix = path.suffix.lower()
     expected = EXPECTED_KIND.get(suffix, "doc")
     kind = sniff(path)
+    if kind in _OTHER_FORMATS:
+        raise UnreadableDocument(str(path), RefusalKind.UNSUPPORTED, _OTHER_FORMATS[kind])
     if kind == "works":
         raise UnreadableDocument(
             str(path),
@@ -70,6 +78,6 @@ def parse_by_content(path: Path, password: str | None, settings: ParsingSettings
         )
     route = _ENCRYPTED_OOXML[expected] if kind == "ooxml_encrypted" else _KIND_SUFFIX[kind]
     document = load_parser(route)(path, password, settings)
-    if kind not in (expected, "ooxml_encrypted"):
+    if kind not in (expected, "ooxml_encrypted", "word2"):
         document.warnings.append(f"the file holds {kind}, not the {expected} its suffix {suffix} names")
     return document

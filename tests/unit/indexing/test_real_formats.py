@@ -181,12 +181,31 @@ def test_an_ole_file_antiword_calls_not_a_word_document_is_unsupported_not_corru
     # Kingsoft's own older format too (no public sample of that format was found). Before: refused as corrupt.
     with pytest.raises(UnreadableDocument) as info:
         parse_file(REAL / "word6_antiword_refuses.doc")
-    assert info.value.kind is RefusalKind.UNSUPPORTED and "not a Word 97-2003 document" in info.value.message
+    assert info.value.kind is RefusalKind.UNSUPPORTED and "not a Word document antiword reads" in info.value.message
     target = tmp_path / "old.wps"
     shutil.copy(REAL / "word6_antiword_refuses.doc", target)
     with pytest.raises(UnreadableDocument) as info:
         parse_file(target)
     assert (info.value.kind, info.value.message) == (RefusalKind.UNSUPPORTED, WPS_NATIVE)
+
+
+def test_word_2_file_is_read_by_antiword() -> None:
+    doc = parse_file(REAL / "word2.doc")  # not OLE; before: corrupt, "neither an OLE compound file nor ..."
+    assert "Mr. Benni Alexander Nokia Japan Co, Ltd" in _text(doc)
+
+
+@pytest.mark.parametrize(
+    ("name", "named"),
+    [
+        ("word2003_xml.doc", "Word 2003 XML document"),
+        ("powerpoint4.ppt", "PowerPoint 4.0 presentation"),
+        ("lowercase_streams.doc", "not a Word document antiword reads"),
+    ],
+)
+def test_other_formats_under_legacy_suffixes_are_refused_naming_them(name: str, named: str) -> None:
+    with pytest.raises(UnreadableDocument) as info:  # before: corrupt, naming no format
+        parse_file(REAL / name)
+    assert info.value.kind is RefusalKind.UNSUPPORTED and named in info.value.message
 
 
 def test_wps_that_is_neither_ole_nor_zip_is_refused_naming_the_wps_format(tmp_path: Path) -> None:
