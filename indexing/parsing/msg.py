@@ -15,15 +15,18 @@ Big5, ``ks_c_5601-1987`` ...), which :mod:`indexing.parsing.charsets` teaches Py
 registry. A message that records only its internet code page (``PR_INTERNET_CPID``) and no
 message code page has its 8-bit string properties (subject, names, an 8-bit HTML body) read
 by python-oxmsg as Latin-9; those are read again in the internet code page (:class:`_String8`),
-so a Big5 message's subject is Chinese, not mojibake.
+so a Big5 message's subject is Chinese, not mojibake. A body whose declared code page does not
+decode its bytes (UTF-8 declared over cp1252 text) is decoded by the product's detector.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from indexing.parsing.charsets import codec_for
+from indexing.parsing.encoding import decode_bytes
 from indexing.parsing.mail import MailAttachment, MailMessage, mail_document
 from officeqa.domain import ParsedDocument
 from officeqa.errors import RefusalKind, UnreadableDocument
@@ -35,6 +38,7 @@ PR_RECIPIENT_TYPE = 0x0C15
 PR_SUBJECT = 0x0037
 PR_SENDER_NAME = 0x0C1A
 PR_DISPLAY_NAME = 0x3001
+PR_BODY = 0x1000
 PR_BODY_HTML = 0x1013
 PR_INTERNET_CPID = 0x3FDE
 PR_MESSAGE_CODEPAGE = 0x3FFD
@@ -67,6 +71,28 @@ class _String8:
             return value.encode(_OXMSG_DEFAULT).decode(self.encoding)
         except UnicodeError:
             return value
+
+
+def _body(msg: Any, properties: Any, pid: int, read: Callable[[], str | None]) -> str | None:
+    """A body as python-oxmsg decodes it; when its declared code page does not decode the bytes (Outlook
+    declares UTF-8 over cp1252 bytes), the 8-bit bytes decoded by the product's detector instead."""
+    try:
+        return read()
+    except UnicodeDecodeError:
+        raw = _raw_string8(properties, pid)
+        if raw is None:
+            raise
+        return decode_bytes(raw, declared=properties.body_encoding, source="message body").text
+
+
+def _raw_string8(properties: Any, pid: int) -> bytes | None:
+    """The undecoded bytes of an 8-bit string property (python-oxmsg has no public accessor for them)."""
+    for prop in properties:
+        if prop.pid == pid and prop.ptyp == PTYP_STRING8:
+            storage = getattr(prop, "_storage", None)
+            if storage is not None and hasattr(storage, "property_stream_bytes"):
+                return storage.property_stream_bytes(pid, PTYP_STRING8)
+    return None
 
 
 def _check_container(path: Path) -> None:
@@ -108,8 +134,8 @@ def read_msg(path: Path) -> MailMessage:
             kind = recipient.properties.int_prop_value(PR_RECIPIENT_TYPE)
             (message.cc if kind == _CC else message.to).append(shown)
         message.date = msg.sent_date.isoformat() if msg.sent_date else None
-        message.html = string8.fix(props, PR_BODY_HTML, msg.html_body)
-        message.text = msg.body
+        message.html = _body(msg, props, PR_BODY_HTML, lambda: string8.fix(props, PR_BODY_HTML, msg.html_body))
+        message.text = _body(msg, props, PR_BODY, lambda: msg.body)
         for number, attachment in enumerate(msg.attachments, start=1):
             name = attachment.file_name or f"attachment-{number}"
             if not attachment.file_bytes:

@@ -135,6 +135,12 @@ def test_msg_alternative_parts_that_agree_give_one_copy_plus_the_line_only_plain
     assert plain == ["Search word testing by Lydia"]  # Outlook's RTF-converted HTML dropped this line
 
 
+def test_msg_body_whose_declared_code_page_does_not_decode_it_is_detected() -> None:
+    doc = parse_file(REAL / "utf8_declared_cp1252_body.msg")  # before: corrupt, "'utf-8' codec can't decode"
+    assert doc.title == "Subject öäü Subject"
+    assert "Body öäü Body" in _text(doc)
+
+
 # ------------------------------------------------------------------ code pages
 
 
