@@ -196,6 +196,12 @@ def _file_for(path: Path, data: bytes, decrypted: bool) -> Iterator[tuple[str, t
         os.close(fd)
 
 
+def _stderr_lines(stderr: bytes, target: str, path: Path) -> list[str]:
+    """antiword's messages, with the path it was given replaced by the file's name (no server paths in refusals)."""
+    text = stderr.decode("utf-8", "replace").replace(target, path.name)
+    return [line for line in text.strip().splitlines() if line.strip()]
+
+
 def _antiword(path: Path, command: list[str], fds: tuple[int, ...], settings: ParsingSettings) -> Any:
     try:
         return subprocess.run(
@@ -222,7 +228,7 @@ def parse_doc(path: Path, password: str | None, settings: ParsingSettings) -> Pa
     warnings: list[str] = []
     with _file_for(path, data, decrypted) as (target, fds):
         proc = _antiword(path, [antiword, "-x", "db", target], fds, settings)
-        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        message = _stderr_lines(proc.stderr, target, path)
         if proc.returncode == 0 and proc.stdout.strip():
             blocks = docbook_to_blocks(proc.stdout)
         else:
@@ -238,7 +244,7 @@ def parse_doc(path: Path, password: str | None, settings: ParsingSettings) -> Pa
                 raise UnreadableDocument(str(path), RefusalKind.CORRUPT, f"antiword cannot read it: {reason}")
             warnings.append(f"antiword's DocBook mode failed ({reason}); read as plain text (headings by wording)")
             blocks = plain_to_blocks(proc.stdout.decode("utf-8", "replace"))
-            message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            message = _stderr_lines(proc.stderr, target, path)
     if not blocks and message:
         raise UnreadableDocument(str(path), RefusalKind.CORRUPT, f"antiword cannot read it: {message[0]}")
     warnings.extend(f"antiword: {line}" for line in message[:3])
