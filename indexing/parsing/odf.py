@@ -31,6 +31,7 @@ A password-protected ODF file (its manifest declares ``encryption-data``) is ref
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from lxml import etree
@@ -86,6 +87,8 @@ _MAX_REPEAT = 256
 _SKIP_CLASSES = {"page-number", "date-time", "page"}
 _FURNITURE_CLASSES = {"footer", "header"}
 _MASTER_TEXT_CLASSES = {None, "footer", "header"}
+# What a slide shows from elsewhere: (role, a master-page frame to walk or a declared footer/header text).
+_Shared = tuple[BlockRole, "etree._Element | str"]
 
 
 def check_odf(path: Path, kind: str) -> None:
@@ -349,7 +352,7 @@ class _Walker:
                 block.role = role
             block.meta.update(meta or {})
 
-    def slide_page(self, page: etree._Element, number: int, shared: list[tuple[BlockRole, object]] = ()) -> None:
+    def slide_page(self, page: etree._Element, number: int, shared: Sequence[_Shared] = ()) -> None:
         """One slide; ``shared`` is the master-page frames and declared footers read once, at this slide."""
         self.slide = number
         frames = [child for child in page if child.tag in (_FRAME, _GROUP, _CUSTOM)]
@@ -366,7 +369,7 @@ class _Walker:
             if isinstance(item, str):
                 self.blocks.append(self._block(type=BlockType.PARAGRAPH, text=item, role=role))
             else:
-                self._walk_as(item, role, {"master_page": "true"})  # type: ignore[arg-type]
+                self._walk_as(item, role, {"master_page": "true"})
         notes = page.find(_NOTES)
         if notes is not None:
             text = "\n".join(
@@ -414,7 +417,7 @@ def parse_odp(path: Path, password: str | None, settings: ParsingSettings) -> Pa
     declarations = _declarations(body)
     seen: set[object] = set()
     for number, page in enumerate(pages, start=1):
-        shared: list[tuple[BlockRole, object]] = []
+        shared: list[_Shared] = []
         master = page.get(_PAGE_MASTER, "")
         if master not in seen:
             seen.add(master)
