@@ -7,6 +7,7 @@ sits beside the repository both here and in CI (``../shared``).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -49,8 +50,9 @@ def fake_ollama():
 
 
 @pytest.fixture(scope="session")
-def postgres_dsn() -> str:
+def postgres_dsn() -> Iterator[str]:
     """One real PostgreSQL (pgvector, pg_trgm) for the whole session (tests/postgres_server.py)."""
-    from postgres_server import start_postgres
+    from postgres_server import detach_pgserver_logging, start_postgres
 
-    return start_postgres()
+    yield start_postgres()
+    detach_pgserver_logging()  # its exit hook logs after pytest closed the captured streams

@@ -7,6 +7,7 @@ so knowledge bases never see each other. The server stops when the test process 
 from __future__ import annotations
 
 import atexit
+import logging
 import shutil
 import tempfile
 import uuid
@@ -39,3 +40,19 @@ def start_postgres() -> str:
 def new_schema() -> str:
     """A fresh schema name for one test's knowledge base."""
     return f"t_{uuid.uuid4().hex[:12]}"
+
+
+def detach_pgserver_logging() -> None:
+    """Send pgserver's log records nowhere from now on (call at session teardown).
+
+    pgserver stops the server from an exit hook and logs four records while doing so. By then
+    pytest has closed the streams it captured, and a handler created during the run on such a
+    stream (root or pgserver's) printed "--- Logging error --- ValueError: I/O operation on closed
+    file" for each, after the pytest summary. The server still stops and its folder is deleted.
+    """
+    logger = logging.getLogger("pgserver")
+    for handler in list(logger.handlers):
+        logger.removeHandler(handler)
+        handler.close()
+    logger.addHandler(logging.NullHandler())
+    logger.propagate = False

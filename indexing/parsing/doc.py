@@ -37,6 +37,7 @@ from typing import Any
 from lxml import etree
 
 from indexing.parsing.headings import heading_level
+from indexing.parsing.legacy import WPS_NATIVE
 from indexing.parsing.legacy_ole import open_legacy
 from officeqa.domain import Block, BlockRole, BlockType, ParsedDocument
 from officeqa.errors import RefusalKind, UnreadableDocument
@@ -170,6 +171,16 @@ def docbook_to_blocks(xml: bytes) -> list[Block]:
     return walker.blocks + walker.notes
 
 
+def _is_ole(path: Path) -> bool:
+    from indexing.parsing.sniff import CFB_MAGIC
+
+    try:
+        with path.open("rb") as fh:
+            return fh.read(len(CFB_MAGIC)) == CFB_MAGIC
+    except OSError:
+        return True  # open_legacy names the read error
+
+
 @contextmanager
 def _file_for(path: Path, data: bytes, decrypted: bool) -> Iterator[tuple[str, tuple[int, ...]]]:
     """A path antiword can open: the file itself, or an anonymous memory file holding the decrypted bytes."""
@@ -183,6 +194,12 @@ def _file_for(path: Path, data: bytes, decrypted: bool) -> Iterator[tuple[str, t
         yield f"/dev/fd/{fd}", (fd,)
     finally:
         os.close(fd)
+
+
+def _stderr_lines(stderr: bytes, target: str, path: Path) -> list[str]:
+    """antiword's messages, with the path it was given replaced by the file's name (no server paths in refusals)."""
+    text = stderr.decode("utf-8", "replace").replace(target, path.name)
+    return [line for line in text.strip().splitlines() if line.strip()]
 
 
 def _antiword(path: Path, command: list[str], fds: tuple[int, ...], settings: ParsingSettings) -> Any:
@@ -204,23 +221,30 @@ def parse_doc(path: Path, password: str | None, settings: ParsingSettings) -> Pa
             RefusalKind.UNSUPPORTED,
             "Word 97-2003 (.doc) needs the antiword program (apt-get install antiword); or save the file as .docx",
         )
-    data, decrypted = open_legacy(path, password, "doc")
+    if _is_ole(path):
+        data, decrypted = open_legacy(path, password, "doc")
+    else:  # Word 1.x/2.0 (routed here by its FIB ident): no container to check, no encryption to undo
+        data, decrypted = b"", False
     warnings: list[str] = []
     with _file_for(path, data, decrypted) as (target, fds):
         proc = _antiword(path, [antiword, "-x", "db", target], fds, settings)
-        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        message = _stderr_lines(proc.stderr, target, path)
         if proc.returncode == 0 and proc.stdout.strip():
             blocks = docbook_to_blocks(proc.stdout)
         else:
             reason = message[0] if message else f"antiword exit code {proc.returncode}"
             if "ncrypted" in reason:
                 raise UnreadableDocument(str(path), RefusalKind.ENCRYPTED, f"antiword cannot read it: {reason}")
+            if "not a Word Document" in reason or "not contain a Word document" in reason:  # sound, another format
+                refusal = f"not a Word document antiword reads ({reason})"
+                refusal = WPS_NATIVE if path.suffix.lower() == ".wps" else refusal
+                raise UnreadableDocument(str(path), RefusalKind.UNSUPPORTED, refusal)
             proc = _antiword(path, [antiword, "-w", "0", target], fds, settings)
             if proc.returncode != 0 or not proc.stdout.strip():
                 raise UnreadableDocument(str(path), RefusalKind.CORRUPT, f"antiword cannot read it: {reason}")
             warnings.append(f"antiword's DocBook mode failed ({reason}); read as plain text (headings by wording)")
             blocks = plain_to_blocks(proc.stdout.decode("utf-8", "replace"))
-            message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            message = _stderr_lines(proc.stderr, target, path)
     if not blocks and message:
         raise UnreadableDocument(str(path), RefusalKind.CORRUPT, f"antiword cannot read it: {message[0]}")
     warnings.extend(f"antiword: {line}" for line in message[:3])

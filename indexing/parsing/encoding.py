@@ -16,6 +16,10 @@ corrections follow detection, both about what the users' files really are:
   the GB family wins, then cp1252: that is what the users' Chinese and Western Windows
   files are, and cp1252 decodes ``€`` and curly quotes that latin-1 maps to controls.
 
+Declared names go through the one alias table of :mod:`indexing.parsing.charsets`
+(``windows-950`` -> cp950, ``ks_c_5601-1987`` -> cp949 ...), which importing this module also
+registers with Python's codec registry for the libraries that decode by name themselves.
+
 A file no codec explains (binary bytes behind a .txt suffix) is refused as ``corrupt``.
 """
 
@@ -27,6 +31,7 @@ from pathlib import Path
 
 from charset_normalizer import from_bytes
 
+from indexing.parsing.charsets import codec_for
 from officeqa.errors import RefusalKind, UnreadableDocument
 
 __all__ = ["DecodedText", "decode_bytes", "normalize_encoding_name", "read_text"]
@@ -71,10 +76,13 @@ class DecodedText:
 
 
 def normalize_encoding_name(name: str) -> str | None:
-    """The Python codec for a declared or detected name, widened to its superset; None if unknown."""
-    try:
-        codec = codecs.lookup(name.strip().strip("\"'")).name
-    except LookupError:
+    """The Python codec for a declared or detected name, widened to its superset; None if unknown.
+
+    Names Python does not know (``windows-950``, ``ks_c_5601-1987``, ``x-mac-roman`` ...) go
+    through the one alias table, :data:`indexing.parsing.charsets.CHARSET_ALIASES`.
+    """
+    codec = codec_for(name)
+    if codec is None:
         return None
     key = codec.replace("-", "_")
     if key == "iso8859_1":

@@ -7,7 +7,9 @@ attachment"), and the registry stores one row per file. So a mail becomes
   Date: … / Subject: …") so that sender and recipients are searchable; the same fields are
   the document's ``meta`` (``subject``, ``from``, ``to``, ``cc``, ``date``, ``attachments``);
 - the body: the HTML alternative when there is one (tables survive) through the HTML
-  parser, else the plain text through the text parser; its headings sit one level below;
+  parser, else the plain text through the text parser; when a mail has both, the plain
+  part's paragraphs that say what the HTML part does not follow it (one copy when the
+  parts say the same); its headings sit one level below;
 - each attachment parsed by the normal parser for its type (a temporary file in the same
   guarded worker, so one time limit covers the mail and its attachments), under a level-1
   heading "附件/Attachment: NAME", its own headings one level below and every block marked
@@ -47,6 +49,11 @@ ATTACHMENT_HEADING = "附件/Attachment: {name}"
 MAX_DEPTH = 3
 _DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("officeqa_mail_depth", default=0)
 _UNSAFE_NAME = re.compile(r"[^\w.\-]+", re.UNICODE)
+_URL = re.compile(r"<?(?:https?://|mailto:|www\.)[^\s>]+>?", re.IGNORECASE)
+_WORD = re.compile(r"[^\W_]+")
+_CJK_START = 0x2E80  # CJK radicals onwards: scripts written without spaces, compared character by character
+# A plain-text line whose words are at least this much found in the HTML body is already said there.
+_SAID_SHARE = 0.9
 
 
 @dataclass(slots=True)
@@ -91,18 +98,53 @@ def _shift(blocks: list[Block], by: int = 1) -> list[Block]:
     return blocks
 
 
+def _tokens(text: str) -> list[str]:
+    """Words of a body, links removed (a plain part spells out the URLs its HTML twin hides); CJK by character."""
+    tokens: list[str] = []
+    for word in _WORD.findall(_URL.sub(" ", text.lower())):
+        if any(ord(char) >= _CJK_START for char in word):
+            tokens.extend(word)
+        else:
+            tokens.append(word)
+    return tokens
+
+
+def _unsaid(plain: str, html_text: str) -> str:
+    """The plain-text part with the lines whose words the HTML part (mostly) holds blanked out."""
+    known = set(_tokens(html_text))
+    kept: list[str] = []
+    for line in plain.splitlines():
+        tokens = _tokens(line)
+        said = not tokens or sum(token in known for token in tokens) >= _SAID_SHARE * len(tokens)
+        kept.append("" if said else line)
+    return "\n".join(kept)
+
+
 def _body_blocks(message: MailMessage) -> list[Block]:
+    """The HTML body (tables survive), then what the plain-text body says that the HTML body does not.
+
+    A multipart/alternative mail should carry one text twice, but senders' tools do not always:
+    a newsletter's text part may be a different summary, a hand-built mail two different texts,
+    an Outlook HTML body converted from RTF may drop a line. The plain-text lines whose words
+    the HTML lacks follow the HTML blocks (read by the text rules, marked
+    ``meta["body_part"] = "text/plain"``); when the parts say the same, the mail has one copy.
+    """
+    from indexing.parsing.text import text_to_blocks
+
+    html_blocks: list[Block] = []
     if message.html and message.html.strip():
         from indexing.parsing.html import html_to_blocks
 
-        blocks, _title = html_to_blocks(message.html)
-        if any(block.text.strip() for block in blocks):
-            return blocks
-    if message.text and message.text.strip():
-        from indexing.parsing.text import text_to_blocks
-
-        return text_to_blocks(message.text)
-    return []
+        html_blocks, _title = html_to_blocks(message.html)
+        html_blocks = [block for block in html_blocks if block.text.strip()]
+    plain = message.text if message.text and message.text.strip() else ""
+    if not html_blocks:
+        return text_to_blocks(plain) if plain else []
+    unsaid = _unsaid(plain, "\n".join(block.text for block in html_blocks))
+    extra = text_to_blocks(unsaid) if unsaid.strip() else []
+    for block in extra:
+        block.meta["body_part"] = "text/plain"
+    return html_blocks + extra
 
 
 def _suffix_for(attachment: MailAttachment) -> str:

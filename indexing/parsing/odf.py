@@ -17,7 +17,12 @@ What becomes what:
 - ``text:soft-page-break`` (written by the office suite that laid the document out) counts pages;
 - in a presentation each ``draw:page`` is a slide (``slide`` = its 1-based number): the title
   frame is a level-1 heading, then the other frames in order, tables as tables, speaker notes
-  (``presentation:notes``) a paragraph with role notes.
+  (``presentation:notes``) a paragraph with role notes;
+- what every slide shows but no slide holds is read once, at the first slide that shows it:
+  the text a master page (``styles.xml``) adds outside its placeholders -- a footer typed on
+  the master (role footer), a company line -- and the footer and header texts declared in
+  ``content.xml`` (``presentation:footer-decl``, used by a slide's ``use-footer-name``), role
+  footer. A deck whose only text is its master's footer is therefore not empty.
 
 A password-protected ODF file (its manifest declares ``encryption-data``) is refused as
 ``encrypted``: ODF's own encryption (PBKDF2 + AES/Blowfish per part) is read by no library here.
@@ -26,6 +31,7 @@ A password-protected ODF file (its manifest declares ``encryption-data``) is ref
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from lxml import etree
@@ -47,6 +53,7 @@ _NS = {
     "presentation": "urn:oasis:names:tc:opendocument:xmlns:presentation:1.0",
     "manifest": "urn:oasis:names:tc:opendocument:xmlns:manifest:1.0",
     "dc": "http://purl.org/dc/elements/1.1/",
+    "style": "urn:oasis:names:tc:opendocument:xmlns:style:1.0",
 }
 
 
@@ -68,10 +75,20 @@ _HEADER_ROWS = _q("table:table-header-rows")
 _FRAME, _TEXT_BOX, _GROUP, _CUSTOM = _q("draw:frame"), _q("draw:text-box"), _q("draw:g"), _q("draw:custom-shape")
 _PAGE, _NOTES = _q("draw:page"), _q("presentation:notes")
 _CLASS = _q("presentation:class")
+_PLACEHOLDER = _q("presentation:placeholder")
+_MASTER_PAGE, _MASTER_NAME, _PAGE_MASTER = _q("style:master-page"), _q("style:name"), _q("draw:master-page-name")
+_FOOTER_DECL, _HEADER_DECL = _q("presentation:footer-decl"), _q("presentation:header-decl")
+_DECL_NAME = _q("presentation:name")
+_USE_FOOTER, _USE_HEADER = _q("presentation:use-footer-name"), _q("presentation:use-header-name")
 _ANNOTATION = _q("office:annotation")
 # Cap on a cell's repeat count (spreadsheets repeat empty cells to column 1024).
 _MAX_REPEAT = 256
-_SKIP_CLASSES = {"page-number", "date-time", "footer", "header", "page"}
+# Frames whose text is a field (slide number, date) or a thumbnail; footer and header frames are read, as role footer.
+_SKIP_CLASSES = {"page-number", "date-time", "page"}
+_FURNITURE_CLASSES = {"footer", "header"}
+_MASTER_TEXT_CLASSES = {None, "footer", "header"}
+# What a slide shows from elsewhere: (role, a master-page frame to walk or a declared footer/header text).
+_Shared = tuple[BlockRole, "etree._Element | str"]
 
 
 def check_odf(path: Path, kind: str) -> None:
@@ -108,6 +125,48 @@ def _read_parts(path: Path, kind: str) -> tuple[etree._Element, str | None]:
     except (zipfile.BadZipFile, OSError, EOFError, KeyError, etree.XMLSyntaxError) as exc:
         raise UnreadableDocument(str(path), RefusalKind.CORRUPT, f"cannot read content.xml: {exc}") from exc
     return content, title
+
+
+def _read_styles(path: Path) -> etree._Element | None:
+    """The parsed styles.xml (master pages), or None when absent or unreadable (its text is a bonus)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if "styles.xml" not in archive.namelist():
+                return None
+            return etree.fromstring(archive.read("styles.xml"), parser=SAFE_PARSER)
+    except (zipfile.BadZipFile, OSError, EOFError, KeyError, etree.XMLSyntaxError):
+        return None
+
+
+def _master_frames(styles: etree._Element | None) -> dict[str, list[etree._Element]]:
+    """master page name -> its frames that hold typed text: free text boxes, footers and headers.
+
+    Title and outline frames of a master hold the prompt ("Click to edit Master title style"),
+    placeholder or not (LibreOffice's pptx import leaves the flag off), so they are never read.
+    """
+    if styles is None:
+        return {}
+    masters: dict[str, list[etree._Element]] = {}
+    for master in styles.iter(_MASTER_PAGE):
+        masters[master.get(_MASTER_NAME, "")] = [
+            frame
+            for frame in master
+            if frame.tag in (_FRAME, _GROUP, _CUSTOM)
+            and frame.get(_PLACEHOLDER) != "true"
+            and frame.get(_CLASS) in _MASTER_TEXT_CLASSES
+        ]
+    return masters
+
+
+def _declarations(body: etree._Element) -> dict[tuple[str, str], str]:
+    """(attribute a slide uses it by, name) -> text of the presentation's footer and header declarations."""
+    out: dict[tuple[str, str], str] = {}
+    for tag, use in ((_FOOTER_DECL, _USE_FOOTER), (_HEADER_DECL, _USE_HEADER)):
+        for decl in body.iter(tag):
+            text = "".join(decl.itertext()).strip()
+            if text:
+                out[(use, decl.get(_DECL_NAME, ""))] = text
+    return out
 
 
 class _Walker:
@@ -284,7 +343,17 @@ class _Walker:
 
     # ------------------------------------------------------------ presentations
 
-    def slide_page(self, page: etree._Element, number: int) -> None:
+    def _walk_as(self, frame: etree._Element, role: BlockRole | None, meta: dict[str, str] | None = None) -> None:
+        """Walk one frame; the blocks it gives get ``role`` (when not None) and ``meta``."""
+        start = len(self.blocks)
+        self.walk(frame, 1)
+        for block in self.blocks[start:]:
+            if role is not None:
+                block.role = role
+            block.meta.update(meta or {})
+
+    def slide_page(self, page: etree._Element, number: int, shared: Sequence[_Shared] = ()) -> None:
+        """One slide; ``shared`` is the master-page frames and declared footers read once, at this slide."""
         self.slide = number
         frames = [child for child in page if child.tag in (_FRAME, _GROUP, _CUSTOM)]
         titles = [f for f in frames if f.get(_CLASS) == "title"]
@@ -295,7 +364,12 @@ class _Walker:
         for frame in frames:
             if frame in titles or frame.get(_CLASS) in _SKIP_CLASSES:
                 continue
-            self.walk(frame, 1)
+            self._walk_as(frame, BlockRole.FOOTER if frame.get(_CLASS) in _FURNITURE_CLASSES else None)
+        for role, item in shared:
+            if isinstance(item, str):
+                self.blocks.append(self._block(type=BlockType.PARAGRAPH, text=item, role=role))
+            else:
+                self._walk_as(item, role, {"master_page": "true"})
         notes = page.find(_NOTES)
         if notes is not None:
             text = "\n".join(
@@ -339,8 +413,23 @@ def parse_odp(path: Path, password: str | None, settings: ParsingSettings) -> Pa
         raise UnreadableDocument(str(path), RefusalKind.CORRUPT, "content.xml has no office:presentation body")
     walker = _Walker(paginated=False)
     pages = body.findall(_PAGE)
+    masters = _master_frames(_read_styles(path))
+    declarations = _declarations(body)
+    seen: set[object] = set()
     for number, page in enumerate(pages, start=1):
-        walker.slide_page(page, number)
+        shared: list[_Shared] = []
+        master = page.get(_PAGE_MASTER, "")
+        if master not in seen:
+            seen.add(master)
+            for frame in masters.get(master, []):
+                furniture = frame.get(_CLASS) in _FURNITURE_CLASSES
+                shared.append((BlockRole.FOOTER if furniture else BlockRole.BODY, frame))
+        for use in (_USE_FOOTER, _USE_HEADER):
+            text = declarations.get((use, page.get(use, "")))
+            if text and text not in seen:
+                seen.add(text)
+                shared.append((BlockRole.FOOTER, text))
+        walker.slide_page(page, number, shared)
     blocks = walker.blocks + walker.notes
     title = title or next((b.text for b in blocks if b.type is BlockType.HEADING), None)
     return ParsedDocument(path=str(path), file_type="odp", blocks=blocks, title=title, page_count=len(pages) or None)

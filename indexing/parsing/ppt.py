@@ -16,7 +16,15 @@ is short and exact:
   (UTF-16, so Chinese is exact) or ``TextBytesAtom`` (Latin-1); a group shape flagged as
   a table (``tableProperties`` in its tertiary options) has one text box per cell, laid
   out into rows and columns by the cells' anchors;
-- the notes page a slide names (``SlideAtom.notesIdRef``) holds the speaker notes.
+- the notes page a slide names (``SlideAtom.notesIdRef``) holds the speaker notes;
+- what every slide shows but no slide holds is read once, at the first slide that shows it:
+  the text typed on the slide's master (``SlideAtom.masterIdRef`` -> the master list,
+  instance 1; a title master leads on to its main master) outside the title and body
+  placeholders, whose text is only the prompt ("Click to edit Master title style"); and the
+  header, footer and fixed-date texts of the Header and Footer dialog (``HeadersFootersContainer``
+  with its ``CString`` records, a slide's own or else the document's, shown when its flags say
+  so; the notes pages' ones once, at the first slide with a notes page). Master date/footer/header
+  placeholders and these texts get role footer.
 
 Per slide: the title -> heading level 1; other text boxes top-to-bottom, left-to-right, each
 paragraph (``\\r``-separated) a paragraph block, a run of bulleted paragraphs
@@ -43,6 +51,12 @@ RT_SLIDE = 0x03EE
 RT_SLIDE_ATOM = 0x03EF
 RT_NOTES = 0x03F0
 RT_SLIDE_PERSIST_ATOM = 0x03F3
+RT_MAIN_MASTER = 0x03F8
+RT_CSTRING = 0x0FBA
+RT_HEADERS_FOOTERS = 0x0FD9
+RT_HEADERS_FOOTERS_ATOM = 0x0FDA
+RT_OE_PLACEHOLDER = 0x0BC3
+RT_CLIENT_DATA = 0xF011
 RT_OUTLINE_TEXT_REF = 0x0F9E
 RT_TEXT_HEADER = 0x0F9F
 RT_TEXT_CHARS = 0x0FA0
@@ -62,6 +76,16 @@ PID_TABLE_PROPERTIES = 0x039F
 # TextHeaderAtom.textType
 TITLE_TYPES = {0, 6}  # title, centred title
 NOTES_TYPE = 2
+# Text types of placeholders that hold only the master's prompt text: title, body, centred body/title, half, quarter.
+MASTER_PROMPT_TYPES = {0, 1, 5, 6, 7, 8}
+# OEPlaceholderAtom.placementId on a master: title, body, centred title, subtitle (prompts) and date,
+# slide number, footer, header (furniture).
+MASTER_PROMPT_PLACEHOLDERS = {1, 2, 3, 4}
+MASTER_FURNITURE_PLACEHOLDERS = {7, 8, 9, 10}
+# HeadersFootersContainer instances: the document's for slides and for notes pages; a slide's own has 0 (or 3).
+HF_SLIDES, HF_NOTES, HF_PER_SLIDE = 3, 4, 0
+# CString instance inside it -> HeadersFootersAtom flag that shows it: user date, header, footer.
+HF_TEXT_FLAGS = {0: 0x0004, 1: 0x0010, 2: 0x0020}
 MAX_DEPTH = 32
 MAX_EDITS = 1000
 
@@ -81,6 +105,7 @@ class _TextBox:
     paragraphs: list[str]
     bullets: list[bool]
     anchor: tuple[int, int] = (0, 0)  # (top, left)
+    placeholder: int | None = None  # OEPlaceholderAtom.placementId of the shape, when it is a placeholder
 
 
 @dataclass(slots=True)
@@ -260,8 +285,18 @@ class _Reader:
                 return top, left
         return 0, 0
 
+    def _placeholder(self, sp: _Record) -> int | None:
+        for child in self.stream.children(sp):
+            if child.type != RT_CLIENT_DATA:
+                continue
+            for rec in self.stream.children(child):
+                if rec.type == RT_OE_PLACEHOLDER and rec.end - rec.start >= 5:
+                    return self.stream.data[rec.start + 4]
+        return None
+
     def _shape(self, sp: _Record, shapes: _Shapes) -> None:
         anchor = self._anchor(sp)
+        placeholder = self._placeholder(sp)
         for child in self.stream.children(sp):
             if child.type != RT_CLIENT_TEXTBOX:
                 continue
@@ -278,7 +313,9 @@ class _Reader:
                     shapes.outline_refs.append((index, anchor))
             if pieces:
                 text = "".join(pieces)
-                shapes.boxes.append(_TextBox(text_type, text.split("\r"), _bullets(style, text), anchor))
+                shapes.boxes.append(
+                    _TextBox(text_type, text.split("\r"), _bullets(style, text), anchor, placeholder)
+                )
 
     def _is_table(self, group: _Record) -> bool:
         children = self.stream.children(group)
@@ -338,15 +375,23 @@ def _text_blocks(box: _TextBox, slide: int) -> list[Block]:
     return blocks
 
 
-def _slide_blocks(reader: _Reader, number: int, container: _Record, outline: list[tuple[int, str]]) -> list[Block]:
-    shapes = reader.shapes(container)
+def _slide_blocks(
+    reader: _Reader, number: int, container: _Record | None, outline: list[tuple[int, str]]
+) -> list[Block]:
+    """A slide's blocks; without its drawing (``container`` None: a damaged persist directory) the slide list's text."""
+    shapes = reader.shapes(container) if container is not None else _Shapes()
     boxes = list(shapes.boxes)
     for index, anchor in shapes.outline_refs:
         if 0 <= index < len(outline):
             text_type, text = outline[index]
             boxes.append(_TextBox(text_type, text.split("\r"), [False] * len(text.split("\r")), anchor))
-    if not boxes and outline:  # placeholder text kept only in the slide list
-        boxes = [_TextBox(t, s.split("\r"), [False] * len(s.split("\r"))) for t, s in outline]
+    # Placeholder text kept only in the slide list, with no shape pointing at it (PowerPoint 97 and
+    # some converters): read it too, unless a text box on the slide holds the same text.
+    referenced = {index for index, _anchor in shapes.outline_refs}
+    known = {"\r".join(box.paragraphs).strip() for box in boxes}
+    for index, (text_type, text) in enumerate(outline):
+        if index not in referenced and text.strip() and text.strip() != "*" and text.strip() not in known:
+            boxes.append(_TextBox(text_type, text.split("\r"), [False] * len(text.split("\r"))))
     titles = [box for box in boxes if box.text_type in TITLE_TYPES]
     blocks: list[Block] = []
     for box in titles:
@@ -379,6 +424,104 @@ def _notes_blocks(reader: _Reader, container: _Record | None, number: int) -> li
     return [Block(type=BlockType.PARAGRAPH, text=text, slide=number, role=BlockRole.NOTES)] if text else []
 
 
+def _master_blocks(reader: _Reader, container: _Record, number: int) -> list[Block]:
+    """The text typed on a master outside its prompt placeholders; date/footer/header placeholders as footer."""
+    blocks: list[Block] = []
+    for box in reader.shapes(container).boxes:
+        if box.text_type in MASTER_PROMPT_TYPES or box.placeholder in MASTER_PROMPT_PLACEHOLDERS:
+            continue
+        role = BlockRole.FOOTER if box.placeholder in MASTER_FURNITURE_PLACEHOLDERS else BlockRole.BODY
+        for block in _text_blocks(box, number):
+            block.role = role
+            block.meta["master"] = True
+            blocks.append(block)
+    return blocks
+
+
+def _headers_footers(stream: _Stream, container: _Record, instances: tuple[int, ...]) -> list[str] | None:
+    """Header, footer and fixed-date texts of ``container``'s HeadersFootersContainer shown by its flags;
+    None when it has no such container."""
+    for rec in stream.children(container):
+        if rec.type != RT_HEADERS_FOOTERS or rec.instance not in instances:
+            continue
+        flags: int | None = None
+        texts: list[tuple[int, str]] = []
+        for child in stream.children(rec):
+            if child.type == RT_HEADERS_FOOTERS_ATOM and child.end - child.start >= 4:
+                (flags,) = struct.unpack_from("<H", stream.body(child), 2)
+            elif child.type == RT_CSTRING:
+                texts.append((child.instance, stream.body(child).decode("utf-16-le", "replace").strip()))
+        return [
+            text
+            for kind, text in texts
+            if text and (flags is None or flags & HF_TEXT_FLAGS.get(kind, 0))
+            and (kind != 0 or flags is None or flags & 0x0001)  # a user date shows only with the date
+        ]
+    return None
+
+
+class _Shared:
+    """Masters and header/footer texts already read, so each is read once, at the first slide that shows it."""
+
+    def __init__(self, reader: _Reader, document: _Record, masters: dict[int, int]) -> None:
+        self.reader = reader
+        self.document = document
+        self.masters = masters  # master id -> persist id
+        self.seen_masters: set[int] = set()
+        self.seen_texts: set[str] = set()
+
+    def master_chain(self, master_id: int) -> list[_Record]:
+        """The master a slide names and, for a title master, the main master it follows."""
+        chain: list[_Record] = []
+        while master_id in self.masters and master_id not in self.seen_masters and len(chain) < 4:
+            self.seen_masters.add(master_id)
+            offset = self.reader.directory.get(self.masters[master_id])
+            if offset is None:
+                break
+            rec = self.reader.stream.record(offset)
+            if rec.type not in (RT_MAIN_MASTER, RT_SLIDE):
+                break
+            chain.append(rec)
+            master_id = _slide_atom_ref(self.reader.stream, rec, 12) or 0
+        return chain
+
+    def blocks(self, slide: _Record, number: int, shown: list[Block]) -> list[Block]:
+        """What ``slide`` shows from its master and its header/footer texts, not read before."""
+        self.seen_texts.update(block.text for block in shown)
+        out: list[Block] = []
+        for master in self.master_chain(_slide_atom_ref(self.reader.stream, slide, 12) or 0):
+            out.extend(self._new(_master_blocks(self.reader, master, number)))
+        texts = _headers_footers(self.reader.stream, slide, (HF_PER_SLIDE, HF_SLIDES))
+        if texts is None:
+            texts = _headers_footers(self.reader.stream, self.document, (HF_SLIDES,)) or []
+        out.extend(self._new([_footer(text, number) for text in texts]))
+        return out
+
+    def notes_blocks(self, number: int) -> list[Block]:
+        texts = _headers_footers(self.reader.stream, self.document, (HF_NOTES,)) or []
+        blocks = [_footer(text, number) for text in texts]
+        for block in blocks:
+            block.meta["notes_page"] = True
+        return self._new(blocks)
+
+    def _new(self, blocks: list[Block]) -> list[Block]:
+        fresh = [block for block in blocks if block.text not in self.seen_texts]
+        self.seen_texts.update(block.text for block in fresh)
+        return fresh
+
+
+def _footer(text: str, number: int) -> Block:
+    return Block(type=BlockType.PARAGRAPH, text=text, slide=number, role=BlockRole.FOOTER)
+
+
+def _slide_atom_ref(stream: _Stream, container: _Record, offset: int) -> int | None:
+    """A 4-byte reference in a slide's (or title master's) SlideAtom: masterIdRef at 12, notesIdRef at 16."""
+    for rec in stream.children(container):
+        if rec.type == RT_SLIDE_ATOM and rec.end - rec.start >= offset + 4:
+            return struct.unpack_from("<I", stream.body(rec), offset)[0]
+    return None
+
+
 def _read(data: bytes) -> tuple[list[Block], int]:
     import olefile
 
@@ -395,21 +538,24 @@ def _read(data: bytes) -> tuple[list[Block], int]:
         raise ValueError("the persist directory does not lead to the document container")
     lists = reader.slide_lists(document)
     notes_by_id = {slide_id: persist for persist, slide_id, _ in lists.get(2, [])}
+    shared = _Shared(reader, document, {slide_id: persist for persist, slide_id, _ in lists.get(1, [])})
     blocks: list[Block] = []
     slides = lists.get(0, [])
     for number, (persist_id, _slide_id, outline) in enumerate(slides, start=1):
         container = reader.container(persist_id, RT_SLIDE)
-        if container is None:
+        if container is None:  # the edit chain does not lead to this slide: its placeholder text is all there is
+            blocks.extend(_slide_blocks(reader, number, None, outline))
             continue
-        blocks.extend(_slide_blocks(reader, number, container, outline))
-        notes_ref = None
-        for rec in stream.children(container):
-            if rec.type == RT_SLIDE_ATOM and rec.end - rec.start >= 20:
-                (notes_ref,) = struct.unpack_from("<I", stream.body(rec), 16)
+        slide_blocks = _slide_blocks(reader, number, container, outline)
+        blocks.extend(slide_blocks)
+        blocks.extend(shared.blocks(container, number, slide_blocks))
+        notes_ref = _slide_atom_ref(stream, container, 16)
         if notes_ref:
             notes_persist = notes_by_id.get(notes_ref)
             notes = reader.container(notes_persist, RT_NOTES) if notes_persist is not None else None
             blocks.extend(_notes_blocks(reader, notes, number))
+            if notes is not None:
+                blocks.extend(shared.notes_blocks(number))
     return blocks, len(slides)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from indexing.parsing.encoding import normalize_encoding_name
 from indexing.parsing.headings import heading_level
 from officeqa.domain import Block, BlockType, ParsedDocument
 from officeqa.errors import RefusalKind, UnreadableDocument
@@ -32,13 +33,22 @@ _BULLET = re.compile(r"^\s*[\uf0b7\uf0a7\uf076\uf0d8\uf0fc•·▪■◆●○\-
 
 
 def _decode(data: bytes) -> str:
-    """RTF is 7-bit with escapes, but some writers emit raw 8-bit text in the declared code page."""
+    """RTF is 7-bit with escapes, but some writers emit raw 8-bit text in the declared code page.
+
+    The code page goes through the one alias table (``\\ansicpg10001``, a Mac code page, is cp932);
+    importing :mod:`indexing.parsing.encoding` also lets striprtf resolve such a page for ``\\'xx`` escapes.
+    """
     match = _CODEPAGE.search(data[:4096])
-    codepage = f"cp{match.group(1).decode()}" if match else "cp1252"
-    try:
-        return data.decode(codepage, "replace")
-    except LookupError:
-        return data.decode("cp1252", "replace")
+    codepage = normalize_encoding_name(f"cp{match.group(1).decode()}") if match else None
+    return data.decode(codepage or "cp1252", "replace")
+
+
+def _join_surrogates(text: str) -> str:
+    """striprtf turns ``\\uN`` escapes one by one, so a character beyond the BMP (``\\u-10240\\u-8398``)
+    comes out as two UTF-16 surrogates, which cannot be stored or encoded; pair them, replace strays."""
+    if not any("\ud800" <= char <= "\udfff" for char in text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 def rtf_text_to_blocks(text: str) -> list[Block]:
@@ -94,7 +104,7 @@ def parse_rtf(path: Path, password: str | None, settings: ParsingSettings) -> Pa
     if not data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{\\rtf"):
         raise UnreadableDocument(str(path), RefusalKind.CORRUPT, "not an RTF file (no {\\rtf header)")
     try:
-        text = rtf_to_text(_decode(data), errors="replace")
+        text = _join_surrogates(rtf_to_text(_decode(data), errors="replace"))
     except (ValueError, IndexError, LookupError) as exc:  # striprtf on malformed control words
         raise UnreadableDocument(str(path), RefusalKind.CORRUPT, f"malformed RTF: {exc}") from exc
     blocks = rtf_text_to_blocks(text)
