@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from officeqa.scripts import HAN
+
 __all__ = [
     "ExpectationResult",
     "check_expectation",
@@ -47,7 +49,7 @@ _NOT_FOUND = re.compile(
     re.IGNORECASE,
 )
 _LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK = re.compile(f"[{HAN}]")
 
 
 def normalize(text: str) -> str:

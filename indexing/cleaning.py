@@ -48,6 +48,7 @@ from itertools import pairwise
 
 from indexing.parsing.headings import heading_level
 from officeqa.domain import Block, BlockType, render_table_text
+from officeqa.scripts import CJK, CJK_PUNCTUATION, HAN
 
 __all__ = [
     "KEPT_FULLWIDTH_PUNCTUATION",
@@ -101,14 +102,13 @@ _ANY_SPACE_RUN = re.compile(r"\s+")
 
 # CJK ideographs (basic + extension A + compatibility), kana, hangul, and the Chinese punctuation that
 # sits mid-sentence. A break between two of these is a wrap, not a word gap.
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
-_CJK_CHAR = re.compile(f"[{_CJK}\u3001\u3008-\u3011\u201c\u201d\u2018\u2019\uff08\uff0c]")
+_CJK_CHAR = re.compile(f"[{CJK}\u3001\u3008-\u3011\u201c\u201d\u2018\u2019\uff08\uff0c]")
 # A line that ends with one of these (optionally followed by closing quotes/brackets and
 # citation marks like "[4]") ends a sentence.
 _SENTENCE_END = re.compile(r"[。！？；：!?;:.…](?:[”’\"'」』）)\]】》]*)(?:\[\d{1,4}\])*$")
 _LIST_START = re.compile(
     r"^(?:[-*+•·▪●○◆◇■□►▶–—]\s"
-    r"|\d{1,3}(?:[.．)）](?:\s|(?=[\u4e00-\u9fff]))|、)"
+    rf"|\d{{1,3}}(?:[.．)）](?:\s|(?=[{HAN}]))|、)"
     r"|[（(](?:\d{1,3}|[一二三四五六七八九十]{1,3}|[a-zA-Z])[)）]"
     r"|[①-⑳⑴-⒇⒈-⒛]"
     r"|[一二三四五六七八九十]{1,3}[、．.]"
@@ -124,7 +124,7 @@ _WRAP_WIDTH_CAP = 80
 # Three or more lines all narrower than this (columns) are kept as lines: nobody wraps text that narrow.
 _SHORT_LINES_MIN_COUNT = 3
 _SHORT_LINES_MAX_WIDTH = 24
-_WIDE = re.compile(f"[{_CJK}\u3000-\u303f\uff00-\uffef]")
+_WIDE = re.compile(f"[{CJK}{CJK_PUNCTUATION}]")
 # English soft breaks are joined only when the paragraph's lines are prose-wide.
 _MIN_PROSE_WIDTH = 30
 

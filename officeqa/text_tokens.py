@@ -11,10 +11,9 @@ from __future__ import annotations
 import logging
 import unicodedata
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-_STOPWORDS_FILE = Path(__file__).parent / "assets" / "stopwords.txt"
+from officeqa.words import word_set
 
 
 @cache
@@ -28,11 +27,9 @@ def _jieba() -> Any:
     return jieba
 
 
-@cache
 def stopwords() -> frozenset[str]:
-    """The shipped Chinese + English stop list (one word a line, '#' comments)."""
-    lines = _STOPWORDS_FILE.read_text(encoding="utf-8").splitlines()
-    return frozenset(word for line in lines if (word := line.strip()) and not word.startswith("#"))
+    """The shipped Chinese + English stop list (``officeqa/assets/words/stop_words.txt``)."""
+    return word_set("stop_words")
 
 
 def _is_punctuation_or_space(token: str) -> bool:

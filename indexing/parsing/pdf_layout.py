@@ -20,6 +20,7 @@ from statistics import median
 from typing import Any
 
 from indexing.parsing.headings import heading_level
+from officeqa.scripts import CJK, CJK_PUNCTUATION, is_hangul
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,18 +205,14 @@ def strip_page_furniture(
 
 # ----------------------------------------------------------------- line joining
 
+_CJK_TEXT_CHAR = re.compile(f"[{CJK}{CJK_PUNCTUATION}]")
 _SENTENCE_END = re.compile(r"([。！？!?；;…:：]|(?<![A-Z])\.)[」』”’\"')）]?$")
 _BULLET = re.compile(r"^([•●○■□◆◇▪▫►▶✓✔\-–—*·]\s|\(?[0-9]{1,2}[).、]\s|[（(][0-9一二三四五六七八九十]{1,3}[)）]|[①-⑳])")
 
 
 def _is_cjk(ch: str) -> bool:
-    code = ord(ch)
-    return (
-        0x3000 <= code <= 0x9FFF  # CJK punctuation, kana, unified ideographs
-        or 0xAC00 <= code <= 0xD7AF  # Hangul syllables
-        or 0xF900 <= code <= 0xFAFF
-        or 0xFF00 <= code <= 0xFFEF  # full-width forms
-    )
+    """A character of CJK text where a line may wrap with no space: CJK script or CJK/full-width punctuation."""
+    return bool(_CJK_TEXT_CHAR.match(ch))
 
 
 def join_text(left: str, right: str) -> str:
@@ -234,13 +231,10 @@ def join_text(left: str, right: str) -> str:
     a, b = left[-1], right[0]
     if a in "-\u00ad" and len(left) >= 2 and left[-2].isalpha() and b.islower():
         return left[:-1] + right
-    if (_is_cjk(a) or _is_cjk(b)) and not _is_hangul(a) and not _is_hangul(b):
+    if (_is_cjk(a) or _is_cjk(b)) and not is_hangul(a) and not is_hangul(b):
         return left + right
     return f"{left} {right}"
 
-
-def _is_hangul(ch: str) -> bool:
-    return 0xAC00 <= ord(ch) <= 0xD7AF
 
 
 def ends_sentence(text: str) -> bool:

@@ -26,6 +26,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from officeqa.scripts import CJK_PUNCTUATION, HAN
 from officeqa.text_tokens import tokenize_for_bm25
 from prompts.assembler import cut_at_sentence_end, split_sentences
 
@@ -38,8 +39,8 @@ MIN_SENTENCE_CHARS = 4
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?|[一二三四五六七八九十百千万亿]+(?:元|万|亿|%|个|家|项|人|年)")
 _NAMED = re.compile(r"《[^》]{1,40}》|“[^”]{1,30}”|\"[^\"]{1,30}\"|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+|[A-Z]{2,}|"
-                    r"[\u4e00-\u9fff]{2,12}(?:公司|集团|银行|委员会|部门|中心|研究院|大学|协会|事务所)")
-_CJK_END = re.compile(r"[\u3000-\u303f\uff00-\uffef\u4e00-\u9fff]$")
+                    f"[{HAN}]{{2,12}}(?:公司|集团|银行|委员会|部门|中心|研究院|大学|协会|事务所)")
+_CJK_END = re.compile(f"[{CJK_PUNCTUATION}{HAN}]$")
 
 
 _END_PUNCT = tuple("。！？；：.!?;:…")

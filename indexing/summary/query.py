@@ -40,10 +40,10 @@ from pathlib import PurePath
 
 from indexing.summary.store import SummaryStore
 from indexing.summary.tree import SummaryNode, SummaryTree
+from officeqa.scripts import detect_language
 from officeqa.text_tokens import normalise_text, tokenize_for_bm25
 from officeqa.tokens import default_token_counter
 from prompts.assembler import Material, cut_at_sentence_end, source_label
-from prompts.language import detect_language
 
 TokenCount = Callable[[str], int]
 

@@ -20,7 +20,7 @@ from indexing.summary.builder import DocumentSource
 from indexing.summary.tree import SourceChunk
 from officeqa.domain import Chunk
 from officeqa.errors import DocumentNotFound
-from prompts.language import detect_language
+from officeqa.scripts import detect_language
 
 if TYPE_CHECKING:
     from indexing.knowledge_base import KnowledgeBase

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from officeqa.errors import ConfigurationError
-from prompts.language import cjk_share, detect_language
+from officeqa.scripts import cjk_share, detect_language
 from prompts.loader import load_qa_template, load_rewrite_template
 
 

@@ -1,0 +1,39 @@
+"""Word lists as data: the words a question asks with, the stop words, comparison words.
+
+Why files and not constants in each module: the same kinds of words (question words, stop words,
+comparison words) were listed in several modules and drifted apart; a word added for one reader was
+missing for the others. Each list is one file under ``officeqa/assets/words/`` that every module
+reads through :func:`word_list`, and that a deployment can read and review without reading code.
+
+File format: words separated by spaces or newlines; ``#`` starts a comment that runs to the end of
+the line. Order is kept (some readers match longest first and sort themselves).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+
+__all__ = ["WORD_LISTS", "word_list", "word_set"]
+
+#: The shipped lists, by name (the file is ``<name>.txt``).
+WORD_LISTS = ("comparison_words", "interrogatives", "question_words", "stop_words")
+
+
+@cache
+def word_list(name: str) -> tuple[str, ...]:
+    """The words of list ``name`` in file order, each once; a name not in :data:`WORD_LISTS` is a ``KeyError``."""
+    if name not in WORD_LISTS:
+        raise KeyError(f"no word list {name!r}; shipped lists: {', '.join(WORD_LISTS)}")
+    text = resources.files("officeqa").joinpath("assets", "words", f"{name}.txt").read_text(encoding="utf-8")
+    words: dict[str, None] = {}
+    for line in text.splitlines():
+        for word in line.split("#", 1)[0].split():
+            words.setdefault(word, None)
+    return tuple(words)
+
+
+@cache
+def word_set(name: str) -> frozenset[str]:
+    """The words of list ``name`` as a set, for membership tests."""
+    return frozenset(word_list(name))
