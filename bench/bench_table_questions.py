@@ -81,6 +81,32 @@ def run_fresh() -> tuple[Counter[str], list[str]]:
     return counts, lines
 
 
+def run_fresh_direct() -> tuple[Counter[str], list[str]]:
+    """The table layer alone: ``answer_table_question`` over every stored table of the fresh knowledge base (no
+    routing, no retrieval); an answer is judged like a table answer of the service."""
+    from types import SimpleNamespace
+
+    from indexing.table_store import TableStore
+    from retrieval.tables import answer_table_question
+
+    base = CACHE / "fresh"
+    if not (base / "data").is_dir():
+        run_fresh()
+    store = TableStore.from_settings(_settings(base / "data"), read_only=True)
+    counts: Counter[str] = Counter()
+    lines = []
+    questions = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for q in questions:
+        result = answer_table_question(q["question"], store, None)
+        answer = SimpleNamespace(text=result.answer_text, mode="rule", metadata={"handler": result.to_json()})
+        outcome = judge_fresh(q, answer)
+        counts[outcome] += 1
+        lines.append(f"| {q['id']} | {q['category']} | {q['question']} | {outcome} | "
+                     f"{_short(result.answer_text).replace('|', '/')} |")
+    store.close()
+    return counts, lines
+
+
 def _as_result(handler: dict[str, Any]) -> HandlerResult:
     items = [HandlerItem(i.get("value", ""), i.get("normalized"), i.get("kind")) for i in handler.get("items", [])]
     return HandlerResult(
@@ -151,7 +177,7 @@ def run_acceptance() -> tuple[Counter[str], list[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--label", default="before")
-    parser.add_argument("--sets", nargs="+", default=["fresh", "acceptance"])
+    parser.add_argument("--sets", nargs="+", default=["fresh", "fresh-direct", "acceptance"])
     args = parser.parse_args()
     out = [
         f"# Table questions through QuestionService, no model ({args.label})",
@@ -161,7 +187,8 @@ def main() -> None:
         "",
     ]
     for name in args.sets:
-        counts, lines = run_fresh() if name == "fresh" else run_acceptance()
+        runs = {"fresh": run_fresh, "fresh-direct": run_fresh_direct, "acceptance": run_acceptance}
+        counts, lines = runs[name]()
         total = counts["exact"] + counts["refused"] + counts["wrong"]
         out += [
             f"## {name}: {counts['exact']} exact / {counts['refused']} refused / {counts['wrong']} wrong (of {total})",
