@@ -1,7 +1,10 @@
 """Table questions through the question service with no model: exact / refused / wrong on two held-out sets.
 
-1. ``fresh``: the issue-23 held-out set (``eval/table_heldout``): ten generated office files in one knowledge
+1. ``fresh``: the first issue-23 held-out set (``eval/table_heldout``): ten generated office files in one knowledge
    base and 45 questions as users type them, none naming a document; gold frozen in ``questions.jsonl``.
+   ``fresh2``: the second set (``kb2``, 23 questions), written after the first had been used for tuning and
+   never tuned on. ``*-direct``: the same questions to the table layer alone (``answer_table_question`` over
+   every stored table), without routing or retrieval.
 2. ``acceptance``: the earlier held-out table set (``tests/unit/retrieval/test_tables_acceptance.py``, 83
    cases over nine generated workbooks), asked through ``QuestionService`` with the case's file given as the
    document (as a user who picked the file would), judged by that test's own judge.
@@ -26,8 +29,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "unit" / "retrieval"))
 
+from eval.table_heldout.gold2 import QUESTIONS2  # noqa: E402
 from eval.table_heldout.judge import judge as judge_fresh  # noqa: E402
 from eval.table_heldout.kb import write_kb  # noqa: E402
+from eval.table_heldout.kb2 import write_kb2  # noqa: E402
 from indexing.knowledge_base import KnowledgeBase  # noqa: E402
 from officeqa.settings import EmbeddingSettings, OllamaSettings, Settings  # noqa: E402
 from retrieval.handlers.results import HandlerItem, HandlerResult  # noqa: E402
@@ -59,15 +64,20 @@ def _short(text: str, width: int = 160) -> str:
     return one if len(one) <= width else one[: width - 1] + "…"
 
 
-def run_fresh() -> tuple[Counter[str], list[str]]:
-    base = CACHE / "fresh"
+def _fresh_set(second: bool) -> tuple[str, Path, Any]:
+    return ("fresh2", QUESTIONS2, write_kb2) if second else ("fresh", QUESTIONS, write_kb)
+
+
+def run_fresh(second: bool = False) -> tuple[Counter[str], list[str]]:
+    name, questions_file, write = _fresh_set(second)
+    base = CACHE / name
     shutil.rmtree(base, ignore_errors=True)
     files = base / "kb"
-    write_kb(files)
+    write(files)
     settings = _index(files, base / "data")
     counts: Counter[str] = Counter()
     lines = []
-    questions = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    questions = [json.loads(line) for line in questions_file.read_text(encoding="utf-8").splitlines() if line.strip()]
     with QuestionService.open(settings, generator=None) as service:
         for q in questions:
             answer = service.ask(q["question"])
@@ -81,7 +91,7 @@ def run_fresh() -> tuple[Counter[str], list[str]]:
     return counts, lines
 
 
-def run_fresh_direct() -> tuple[Counter[str], list[str]]:
+def run_fresh_direct(second: bool = False) -> tuple[Counter[str], list[str]]:
     """The table layer alone: ``answer_table_question`` over every stored table of the fresh knowledge base (no
     routing, no retrieval); an answer is judged like a table answer of the service."""
     from types import SimpleNamespace
@@ -89,13 +99,14 @@ def run_fresh_direct() -> tuple[Counter[str], list[str]]:
     from indexing.table_store import TableStore
     from retrieval.tables import answer_table_question
 
-    base = CACHE / "fresh"
+    name, questions_file, _ = _fresh_set(second)
+    base = CACHE / name
     if not (base / "data").is_dir():
-        run_fresh()
+        run_fresh(second)
     store = TableStore.from_settings(_settings(base / "data"), read_only=True)
     counts: Counter[str] = Counter()
     lines = []
-    questions = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    questions = [json.loads(line) for line in questions_file.read_text(encoding="utf-8").splitlines() if line.strip()]
     for q in questions:
         result = answer_table_question(q["question"], store, None)
         answer = SimpleNamespace(text=result.answer_text, mode="rule", metadata={"handler": result.to_json()})
@@ -177,7 +188,7 @@ def run_acceptance() -> tuple[Counter[str], list[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--label", default="before")
-    parser.add_argument("--sets", nargs="+", default=["fresh", "fresh-direct", "acceptance"])
+    parser.add_argument("--sets", nargs="+", default=["fresh", "fresh-direct", "fresh2", "fresh2-direct", "acceptance"])
     args = parser.parse_args()
     out = [
         f"# Table questions through QuestionService, no model ({args.label})",
@@ -187,7 +198,8 @@ def main() -> None:
         "",
     ]
     for name in args.sets:
-        runs = {"fresh": run_fresh, "fresh-direct": run_fresh_direct, "acceptance": run_acceptance}
+        runs = {"fresh": run_fresh, "fresh-direct": run_fresh_direct, "acceptance": run_acceptance,
+                "fresh2": lambda: run_fresh(True), "fresh2-direct": lambda: run_fresh_direct(True)}
         counts, lines = runs[name]()
         total = counts["exact"] + counts["refused"] + counts["wrong"]
         out += [

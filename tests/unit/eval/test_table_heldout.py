@@ -33,3 +33,16 @@ def test_gold_is_recomputed_from_the_generated_rows(tmp_path: Path) -> None:
 
 def test_grouped_numbers_read_as_one() -> None:
     assert numbers_in("结果：1,206,228（精确值 1206228），均值 1,627.04") == [1206228, 1206228, Decimal("1627.04")]
+
+
+# The second set: written after the first had been used to tune, measured and never tuned on.
+FROZEN_DIGEST_2 = "fd3f28fa1613436fdbb1a0aefe24d7af5d3a497bca2d3741126176fdd3c07737"
+
+
+def test_second_set_is_frozen_and_recomputed(tmp_path: Path) -> None:
+    from eval.table_heldout.gold2 import QUESTIONS2, questions2
+    from eval.table_heldout.kb2 import write_kb2
+
+    assert hashlib.sha256(QUESTIONS2.read_bytes()).hexdigest() == FROZEN_DIGEST_2
+    frozen = [json.loads(line) for line in QUESTIONS2.read_text(encoding="utf-8").splitlines()]
+    assert questions2(write_kb2(tmp_path)) == frozen
