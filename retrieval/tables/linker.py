@@ -16,18 +16,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from pathlib import PurePath
 
 from indexing.table_store import ColumnInfo, TableInfo, TableStore, ValueHit, value_core
 from retrieval.handlers.columns import column_core
 from retrieval.rules.normalize import normalize
 from retrieval.tables.lexicon import (
     ARGMAX_WORDS,
+    ASKS_DATE,
     FILLERS,
     GROUP_MARKERS,
     NEGATION_AFTER,
     NEGATION_BEFORE,
     OP_WORDS,
     ROW_NOUNS,
+    SOLD_UNITS,
     TIME_UNITS,
     column_synonyms,
 )
@@ -121,6 +124,19 @@ class Linked:
     leftover: list[str] = field(default_factory=list)
     unattached_negation: list[str] = field(default_factory=list)
     coverage: int = 0
+    #: words of the file, sheet or table name the question uses ("订单" of 订单台账.xlsx, "claims" of a sheet
+    #: "Claims"): they say which table is meant, and name its rows
+    identity: list[str] = field(default_factory=list)
+    #: characters the table's columns, values and numeric conditions explain (no time, no operation words)
+    content: int = 0
+    #: characters of the question the table's own names cover (see ``_affinity``)
+    affinity: int = 0
+    #: "卖出了多少台": the units sold, a quantity column's sum
+    sold_units: bool = False
+    #: "是哪天入职的": a date cell is asked for
+    asks_date: bool = False
+    #: the ranked group was read from part of a column name ("哪家单位" for 对方单位)
+    partial_group: bool = False
 
 
 class _Text:
@@ -231,10 +247,19 @@ def _link_columns(t: _Text, table: TableInfo, kinds_wanted: tuple[str, ...]) -> 
             # (an identifier such as 客户编号 does not compete with 客户名称 for "客户")
             identifiers = any(c.identifier for c in columns)
             columns += [c for c in table.columns if c not in columns and word in column_core(c.name).replace(" ", "")
-                        and (identifiers or not c.identifier)]
+                        and (identifiers or not c.identifier) and not _is_kind_column(c, word)]
         mentions.append(ColumnMention(start, end, word, columns, kind))
         t.take(start, end, content=True)
     return mentions
+
+
+#: Column-name endings that make a column a classification of the word before them ("产品类别" is not "产品").
+_KIND_SUFFIXES = ("类别", "类型", "分类", "种类", "type", "category", "class")
+
+
+def _is_kind_column(column: ColumnInfo, word: str) -> bool:
+    core = column_core(column.name).replace(" ", "")
+    return core != word and core.endswith(_KIND_SUFFIXES)
 
 
 def _merge_header_parts(mentions: list[ColumnMention]) -> list[ColumnMention]:
@@ -414,20 +439,50 @@ def _link_topk(t: _Text, linked: Linked) -> None:
             return
 
 
-def _mention_at(mentions: list[ColumnMention], t: _Text, pos: int) -> ColumnMention | None:
+def _mention_at(mentions: list[ColumnMention], t: _Text, pos: int, skip: tuple[str, ...] = ()) -> ColumnMention | None:
+    """The column mention right after ``pos`` ("哪个区域"); words of the table's own name may stand between
+    ("which expense category": "expense" names the table)."""
     for m in mentions:
-        if m.start >= pos and re.fullmatch(r"[\s个一的]{0,2}|(?:the\s)?", t.text[pos:m.start]):
+        gap = t.text[pos:m.start] if m.start >= pos else None
+        if gap is None:
+            continue
+        if re.fullmatch(r"[\s个一的]{0,2}|(?:the\s)?", gap) or (gap.strip() and gap.strip() in skip):
             return m
+    return None
+
+
+def _partial_at(t: _Text, table: TableInfo, pos: int) -> ColumnMention | None:
+    """"哪家单位" with a column 对方单位: the two to four characters after ``pos`` that begin or end exactly one
+    column name."""
+    start = pos
+    while start < len(t.text) and t.text[start] in " 的":
+        start += 1
+    for size in (4, 3, 2):
+        end = start + size
+        word = t.text[start:end]
+        if len(word) < size or not t.free(start, end) or not _bounded(t.text, start, end):
+            continue
+        columns = [c for c in table.columns if (core := column_core(c.name).replace(" ", "")) != word
+                   and (core.startswith(word) or core.endswith(word))]
+        if len(columns) == 1:
+            t.take(start, end, content=True)
+            return ColumnMention(start, end, word, columns, "partial")
     return None
 
 
 def _link_group_and_rank(t: _Text, linked: Linked) -> None:
     text = t.text
+    skip = tuple(identity_words(linked.table))
     for word in sorted(ARGMAX_WORDS, key=len, reverse=True):
         for pos in t.find_all(word):
             end = pos + len(word)
-            mention = _mention_at(linked.mentions, t, end)
+            mention = _mention_at(linked.mentions, t, end, skip)
             unit = _unit_at(t, end)
+            if mention is None and unit is None and word not in ("which", "what"):
+                mention = _partial_at(t, linked.table, end)
+                if mention is not None:
+                    linked.mentions.append(mention)
+                    linked.partial_group = True
             if mention is not None:
                 linked.group_mention, linked.argmax = mention, True
                 t.take(pos, end)
@@ -435,6 +490,13 @@ def _link_group_and_rank(t: _Text, linked: Linked) -> None:
             if unit is not None:
                 linked.group_unit, linked.argmax = unit[0], True
                 t.take(pos, unit[1])
+                return
+    for word in _ASKS_WHICH:
+        for pos in t.find_all(word):
+            if pos + len(word) >= len(text.rstrip("?？。 ")) and (_maxmin_before(text, pos)):
+                # "最高的产品是哪个": the extreme is asked for, its group is the column named before
+                linked.argmax = True
+                t.take(pos, pos + len(word))
                 return
     for word in ("是谁", "谁", "who"):
         for pos in t.find_all(word):
@@ -445,6 +507,8 @@ def _link_group_and_rank(t: _Text, linked: Linked) -> None:
         for pos in t.find_all(word):
             end = pos + len(word)
             mention = _mention_at(linked.mentions, t, end)
+            if mention is not None and (linked.topk or linked.argmax) and all(c.is_measure for c in mention.columns):
+                continue  # "top 3 salespersons by amount": the ranking's measure, not a grouping
             if mention is not None and (linked.group_mention is None
                                         or mention.columns == linked.group_mention.columns):
                 # "按区域汇总…各区域的…": a second marker of the same grouping is consumed too
@@ -456,6 +520,14 @@ def _link_group_and_rank(t: _Text, linked: Linked) -> None:
                 linked.group_unit = unit[0]
                 t.take(pos, unit[1])
     del text
+
+
+_ASKS_WHICH = ("是哪一个", "是哪一家", "是哪一位", "是哪个", "是哪家", "是哪位", "是哪种", "是哪类", "是什么")
+_EXTREMES = ("最高", "最大", "最多", "最低", "最小", "最少", "最贵", "最便宜")
+
+
+def _maxmin_before(text: str, pos: int) -> bool:
+    return any(w in text[:pos] for w in _EXTREMES)
 
 
 def _unit_at(t: _Text, pos: int) -> tuple[str, int] | None:
@@ -549,6 +621,10 @@ def _partial_columns(t: _Text, table: TableInfo, mentions: list[ColumnMention] |
             core = column_core(column.name).replace(" ", "")
             if core != word and (core.startswith(word) or core.endswith(word)):
                 columns.append(column)
+        names = (word + "名称", word + "名", word + "name")
+        named = [c for c in columns if column_core(c.name).replace(" ", "") in names]
+        if len(columns) > 1 and len(named) == 1:
+            columns = named  # "产品" of 产品名称 and 产品类别: the product is its name
         if columns:
             for pos in t.find_all(word):
                 out.append(ColumnMention(pos, pos + len(word), word, columns, "partial"))
@@ -584,6 +660,17 @@ def link_table(question: str, table: TableInfo, store: TableStore, hits: list[Va
     _negate(t, linked.values)
     linked.numeric = _link_numeric(t, linked.mentions)
     _link_group_and_rank(t, linked)
+    for m in SOLD_UNITS.finditer(text):
+        if t.free(m.start(), m.end()):
+            t.take(m.start(), m.end())
+            linked.sold_units = True
+    for word in sorted(ASKS_DATE, key=len, reverse=True):
+        for pos in t.find_all(word):
+            t.take(pos, pos + len(word))
+            linked.asks_date = True
+    linked.identity = _link_identity(t, table)
+    if linked.identity:
+        linked.row_noun = True  # "多少份采购合同", "the most claims": the table's own name names its rows
     before_vocabulary = [u or b for u, b in zip(t.used, t.blank, strict=True)]
     _consume_vocabulary(t, linked)
     linked.mentions += _partial_columns(t, table, linked.mentions)
@@ -601,8 +688,67 @@ def link_table(question: str, table: TableInfo, store: TableStore, hits: list[Va
         runs.append("".join(current).strip())
     linked.leftover = [r for r in runs if r]
     has_date = any(c.is_date for c in table.columns)
-    linked.coverage = t.content + (1 if (linked.times or linked.group_unit) and has_date else 0)
+    linked.content = t.content
+    linked.affinity = _affinity(text, table)
+    linked.coverage = t.content + linked.affinity + (1 if (linked.times or linked.group_unit) and has_date else 0)
     return linked
+
+
+def identity_words(table: TableInfo) -> list[str]:
+    """Words of the table's file name, sheet, name and caption (normalised, two characters or more, no years),
+    longest first: what a user calls the table ("订单台账", "订单", "expense claims", "claims")."""
+    from officeqa.text_tokens import tokenize_for_bm25
+
+    names = [PurePath(table.path).stem, table.sheet or "", table.name or "", table.caption or ""]
+    words: set[str] = set()
+    for name in names:
+        text = normalize(name.replace("_", " ").replace("-", " "))
+        for expr in sorted(find_time_exprs(text), key=lambda e: -e.start):
+            text = text[:expr.start] + " " + text[expr.end:]  # "第三季度项目推进会纪要": a date in a name is no name
+        text = text.strip()
+        if not text or re.fullmatch(r"表\d+|table \d+|sheet\d*", text):
+            continue
+        words.add(text.strip())
+        parts = [p for p in re.split(r"[\s()（）\[\]【】·.]+", text) if p]
+        words.update(parts)
+        for part in parts:
+            if not part.isascii():
+                words.update(tokenize_for_bm25(part))
+    out = []
+    for word in words:
+        word = re.sub(r"^\d{2,4}年(度)?", "", word).strip()
+        if len(word) >= 2 and not word.isdigit() and word not in FILLERS and not re.fullmatch(r"[\d.]+[年月]?", word):
+            out.append(word)
+    return sorted(set(out), key=len, reverse=True)
+
+
+def _link_identity(t: _Text, table: TableInfo) -> list[str]:
+    """Consume the table's name words; a word that begins or ends a column name ("供应商" of 供应商名称) is left
+    for the column."""
+    cores = [column_core(c.name).replace(" ", "") for c in table.columns]
+    found = []
+    for word in identity_words(table):
+        if any(core.startswith(word) or core.endswith(word) for core in cores):
+            continue
+        for form in _forms(word):
+            for pos in t.find_all(form):
+                t.take(pos, pos + len(form))
+                found.append(form)
+    return found
+
+
+def _affinity(text: str, table: TableInfo) -> int:
+    """Characters of the question that the table's file, sheet or table name covers ("订单" of 订单明细): how
+    much the question says which table it means, whether or not those words also name a column."""
+    covered = [False] * len(text)
+    for word in identity_words(table):
+        for form in _forms(word):
+            pos = text.find(form)
+            while pos >= 0:
+                if _bounded(text, pos, pos + len(form)):
+                    covered[pos:pos + len(form)] = [True] * len(form)
+                pos = text.find(form, pos + 1)
+    return sum(covered)
 
 
 def person_columns(table: TableInfo) -> list[ColumnInfo]:
