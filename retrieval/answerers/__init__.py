@@ -16,7 +16,9 @@ from typing import Protocol
 
 from retrieval.answerers.empty import EmptyKnowledgeBase
 from retrieval.answerers.extractive import RetrievalExtractive
+from retrieval.answerers.linked_tables import LinkedTables
 from retrieval.answerers.model import RetrievalWithModel
+from retrieval.answerers.model_tables import ModelTablePlan
 from retrieval.answerers.rule import RuleHandler
 from retrieval.answerers.summary import SummaryTree
 from retrieval.answerers.table_probe import TableProbe
@@ -40,6 +42,8 @@ ANSWERERS: tuple[Answerer, ...] = (
     StoredTables(),  # count / aggregate / list routes: the stored tables
     RuleHandler(),  # the other L0 handlers over the stored parsed documents
     TableProbe(),  # a computation phrased as a plain question: only an exact table answer
+    LinkedTables(),  # a count / list / date of a row the rules routed elsewhere: only an exact table answer
+    ModelTablePlan(),  # with a model: its JSON query plan, checked against the schema, run by the store
     RetrievalWithModel(),  # retrieved chunks (and what earlier answerers handed over) to the model
     RetrievalExtractive(),  # no model: quoted sentences, or the rule result waiting as fallback
 )

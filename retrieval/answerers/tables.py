@@ -20,6 +20,7 @@ from retrieval.knowledge import Knowledge, knowledge_of
 from retrieval.placing import HANDLER_MODES
 from retrieval.scope import Scope
 from retrieval.tables.answer import TABLE_ROUTES, answer_for_route
+from retrieval.tables.scope import table_documents
 
 #: Table refusals that mean "not a question about these tables": retrieval answers instead.
 NOT_TABLE_QUESTIONS = ("no_table", "no_link")
@@ -64,7 +65,10 @@ def table_result(knowledge: Knowledge, ctx: QuestionContext, route: str) -> Tabl
     if scope.restricts or scope.method == "all":
         doc_ids = list(scope.doc_ids)
     else:
-        doc_ids = knowledge.table_documents(ctx.standalone, ctx.mode, catalog)
+        # the table is chosen by what the question links, not by retrieval rank: every document with tables when
+        # they are few, else the top retrieved ones
+        doc_ids = table_documents(catalog, knowledge.superseded) or knowledge.table_documents(
+            ctx.standalone, ctx.mode, catalog)
         scope = Scope("retrieved", doc_ids)
     if not doc_ids:
         return None
@@ -76,6 +80,11 @@ def table_result(knowledge: Knowledge, ctx: QuestionContext, route: str) -> Tabl
         columns = {c.name.casefold() for t in store.tables(doc_ids) for c in t.columns}
         asked = strip_names(ctx.standalone, [n for n in names if n.casefold() not in columns])
         result = answer_for_route(route, asked, store, doc_ids, ctx.language)
+        if result is not None and result.outcome != "exact" and asked != ctx.standalone:
+            # the naming words may also be the table's own words ("合同台账里…采购合同"): the whole question
+            whole = answer_for_route(route, ctx.standalone, store, doc_ids, ctx.language)
+            if whole is not None and whole.outcome == "exact":
+                result = whole
     if result is None:
         return None
     used = [d for d in doc_ids if any(str(p.file) == catalog[d].path for i in result.items for p in i.citations)

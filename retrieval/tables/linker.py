@@ -147,6 +147,7 @@ class _Text:
         # spaces and punctuation never need explaining, but a span (a date range "7—9月") may cover them
         self.blank = [not ch.strip() or ch in ",.;:!?'\"()[]{}，。；：！？、“”‘’（）【】《》<>-—~" for ch in text]
         self.used = [False] * len(text)
+        self.is_content = [False] * len(text)
         self.content = 0
 
     def free(self, start: int, end: int) -> bool:
@@ -156,6 +157,7 @@ class _Text:
         for i in range(start, end):
             if not self.used[i] and not self.blank[i] and content:
                 self.content += 1
+                self.is_content[i] = True
             self.used[i] = True
 
     def find_all(self, word: str) -> list[int]:
@@ -689,7 +691,7 @@ def link_table(question: str, table: TableInfo, store: TableStore, hits: list[Va
     linked.leftover = [r for r in runs if r]
     has_date = any(c.is_date for c in table.columns)
     linked.content = t.content
-    linked.affinity = _affinity(text, table)
+    linked.affinity = _affinity(text, table, t.is_content)
     linked.coverage = t.content + linked.affinity + (1 if (linked.times or linked.group_unit) and has_date else 0)
     return linked
 
@@ -723,12 +725,12 @@ def identity_words(table: TableInfo) -> list[str]:
 
 
 def _link_identity(t: _Text, table: TableInfo) -> list[str]:
-    """Consume the table's name words; a word that begins or ends a column name ("供应商" of 供应商名称) is left
-    for the column."""
+    """Consume the table's name words; a word inside a column name ("供应商" of 供应商名称, "年度" of
+    占年度销售总额比例) is left for the column."""
     cores = [column_core(c.name).replace(" ", "") for c in table.columns]
     found = []
     for word in identity_words(table):
-        if any(core.startswith(word) or core.endswith(word) for core in cores):
+        if any(word in core for core in cores):
             continue
         for form in _forms(word):
             for pos in t.find_all(form):
@@ -737,10 +739,10 @@ def _link_identity(t: _Text, table: TableInfo) -> list[str]:
     return found
 
 
-def _affinity(text: str, table: TableInfo) -> int:
-    """Characters of the question that the table's file, sheet or table name covers ("订单" of 订单明细): how
-    much the question says which table it means, whether or not those words also name a column."""
-    covered = [False] * len(text)
+def _affinity(text: str, table: TableInfo, content: list[bool]) -> int:
+    """Characters of the question that the table's file, sheet or table name covers ("订单" of 订单明细) and
+    that no column or value already explains: how much more the question says which table it means."""
+    covered = list(content)
     for word in identity_words(table):
         for form in _forms(word):
             pos = text.find(form)
@@ -748,7 +750,7 @@ def _affinity(text: str, table: TableInfo) -> int:
                 if _bounded(text, pos, pos + len(form)):
                     covered[pos:pos + len(form)] = [True] * len(form)
                 pos = text.find(form, pos + 1)
-    return sum(covered)
+    return sum(covered) - sum(content)
 
 
 def person_columns(table: TableInfo) -> list[ColumnInfo]:
