@@ -86,7 +86,8 @@ def _gold(w: World) -> list[tuple[str, dict[str, Any], Any]]:
             {"column": "区域", "op": "=", "value": "华南"},
             {"column": "下单日期", "op": "between", "values": ["2023-07-01", "2023-09-30"]}]}, south_q3),
         ("摄像头没取消的单子一共卖了多少钱", {"table": "订单明细", "op": "sum", "measure": "金额", "filters": [
-            {"column": "产品", "op": "=", "value": "摄像头"}, {"column": "订单状态", "op": "!=", "value": "已取消"}]}, live),
+            {"column": "产品", "op": "=", "value": "摄像头"},
+            {"column": "订单状态", "op": "!=", "value": "已取消"}]}, live),
         ("卖得最好的两个产品", {"table": "订单明细", "op": "rank", "measure": "金额", "group_by": "产品", "limit": 2,
                          "order": "desc"}, top2),
         ("研发那边都是谁", {"table": "在职员工", "op": "list", "columns": ["姓名"],
@@ -125,14 +126,16 @@ def test_gold_plans_are_exact(world: Any, model: Any) -> None:
 
 @pytest.mark.parametrize(("plan", "reason"), [
     ({"table": "订单明细", "op": "sum", "measure": "利润"}, "not a column"),
-    ({"table": "订单明细", "op": "count", "filters": [{"column": "区域", "op": "=", "value": "华中"}]}, "does not occur"),
+    ({"table": "订单明细", "op": "count", "filters": [{"column": "区域", "op": "=", "value": "华中"}]},
+     "does not occur"),
     ({"table": "订单明细", "op": "median", "measure": "金额"}, "not allowed"),
     ({"table": "订单明细", "op": "sum", "measure": "订单编号"}, "not a number column"),
     ({"table": "订单明细", "op": "sum", "measure": "客户名称"}, "not a number column"),
     ({"table": "销售汇总", "op": "count"}, "not one of the tables"),
     ("金额合计是 12,345 元", "no JSON"),
     ('{"table": "订单明细", "op": ', "no JSON"),
-    ({"table": "订单明细", "op": "count", "filters": [{"column": "下单日期", "op": ">", "value": "昨天"}]}, "not a date"),
+    ({"table": "订单明细", "op": "count", "filters": [{"column": "下单日期", "op": ">", "value": "昨天"}]},
+     "not a date"),
 ])
 def test_invalid_plans_are_refused(world: Any, model: Any, plan: Any, reason: str) -> None:
     result, rejected, _ = _ask(world, model, "订单的情况", plan)
@@ -158,7 +161,7 @@ def test_hostile_plans_are_refused_and_nothing_outside_the_schema_runs(world: An
     before = {t.table_id: t.row_count for t in store.tables()}
     result, rejected, recorder = _ask(world, model, "订单有多少", plan)
     assert result.outcome == "refused" and rejected is not None
-    for sql, params in recorder.statements:
+    for sql, _ in recorder.statements:
         assert "DROP" not in sql.upper() and HOSTILE not in sql
         # the only statements are the schema's samples and one bound check that a value occurs in its column
         assert sql.startswith(("SELECT DISTINCT", "SELECT 1 FROM")), sql
