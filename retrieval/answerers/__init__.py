@@ -20,6 +20,7 @@ from retrieval.answerers.linked_tables import LinkedTables
 from retrieval.answerers.model import RetrievalWithModel
 from retrieval.answerers.model_tables import ModelTablePlan
 from retrieval.answerers.rule import RuleHandler
+from retrieval.answerers.small_talk import SmallTalk
 from retrieval.answerers.summary import SummaryTree
 from retrieval.answerers.table_probe import TableProbe
 from retrieval.answerers.tables import StoredTables
@@ -38,6 +39,7 @@ class Answerer(Protocol):
 #: The table: first come, first asked. The last one always answers.
 ANSWERERS: tuple[Answerer, ...] = (
     EmptyKnowledgeBase(),  # nothing indexed: how to start
+    SmallTalk(),  # "hi", "你好", "谢谢": what the assistant can do, not quotes
     SummaryTree(),  # whole-document questions: the summary trees (missing ones are queued)
     StoredTables(),  # count / aggregate / list routes: the stored tables
     RuleHandler(),  # the other L0 handlers over the stored parsed documents
