@@ -3,9 +3,9 @@
 only an exact table answer is used; anything short of exact leaves the question to retrieval.
 
 Why after the rule handlers and the table probe: they answer what they are sure of first; this one
-catches counts, lists, dates and totals phrased in ways the rules do not know. The table linker must
-account for every word of the question, so a question about text (a policy, a notice) does not come
-back exact.
+catches counts, lists, dates, totals and cell lookups ("华北区第二季度的目标", "投影仪在西南区的销量") phrased in
+ways the rules do not know. No word list gates it: the table linker must account for every word of the
+question, so a question about text (a policy, a notice) does not come back exact.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from retrieval.context import QuestionContext
 from retrieval.knowledge import knowledge_of
 from retrieval.tables.answer import TABLE_ROUTES
 
-#: Words of a table question: counts, totals, lists, extremes, dates of a row.
+#: Words of a table question: counts, totals, lists, extremes, dates of a row (the model-planned answerer asks the
+#: model only for such questions).
 TABLE_WORDS = re.compile(
     r"多少|几[个条笔单份家人位名项次台件]|合计|总计|总额|总和|一共|总共|加起来|平均|最高|最低|最多|最少|最大|最小|"
     r"前[一二三四五六七八九十\d]|有哪些|哪些|列出|清单|名单|哪天|哪一天|什么时候|何时|日期|分别|"
@@ -33,7 +34,7 @@ class LinkedTables:
 
     def answer(self, ctx: QuestionContext) -> Answer | None:
         knowledge = knowledge_of(ctx)
-        if knowledge is None or ctx.route in TABLE_ROUTES or not TABLE_WORDS.search(ctx.standalone):
+        if knowledge is None or ctx.route in TABLE_ROUTES:
             return None
         route = "list_values" if _LIST.search(ctx.standalone) else "table_aggregate"
         found = table_result(knowledge, ctx, route)

@@ -57,6 +57,7 @@ OP_WORDS: dict[str, tuple[str, ...]] = {
 }
 # Measures that make sense summed when a question names one with no operation ("华东区的销售额是多少").
 ADDITIVE_HINTS = ("金额", "额", "收入", "销量", "数量", "费用", "成本", "利润", "支出", "回款", "工资", "薪",
+                  "次数", "天数", "人数", "件数", "台数", "days", "times", "count",
                   "amount", "revenue", "sales", "quantity", "qty", "cost", "expense", "profit", "total", "salary")
 ARGMAX_WORDS = ("哪一个", "哪个", "哪位", "哪家", "哪一家", "哪种", "哪类", "哪一类", "哪月", "哪个月", "哪一月",
                 "哪个季度", "哪年", "which", "what")
