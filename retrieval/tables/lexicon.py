@@ -64,7 +64,8 @@ ARGMAX_WORDS = ("哪一个", "哪个", "哪位", "哪家", "哪一家", "哪种"
 LIST_WORDS = OP_WORDS["list"]
 #: "卖出了多少台", "how many units were sold": the units sold (a quantity column's sum), not the number of rows.
 SOLD_UNITS = re.compile(r"(?:一共|总共|共)?(?:卖出|售出|卖了|销售了|销出|卖掉)了?\s?(?:多少|几)\s?"
-                        r"(?:台|件|套|个|箱|部|只|份)?|how many units(?: were| did)?(?: we)? sold|units sold")
+                        r"(?:台|件|套|个|箱|部|只|份)?|how many units(?: were| did)?(?: we)? sold|"
+                        r"units (?:were |did we )?sold|units sold|(?<![a-z])(?:were |was )?sold(?![a-z])")
 #: "几个人", "多少名员工", "how many employees": a count of people (distinct people, when a person has many rows).
 PEOPLE_COUNT = re.compile(r"几个人|多少个人|多少人|几人|几位|多少位|多少名|几名|多少员工|几个员工|多少个员工|"
                           r"how many (?:people|employees|staff|persons)")
@@ -108,6 +109,7 @@ FILLERS = tuple(sorted({
     "win", "wins", "won", "times", "earned", "got", "received",
     # verbs that say a row exists ("签了多少份合同", "claims filed in March"), and "the whole year" of a total
     "其他", "其余", "其它",  # "除华东外其他区域": the negation already says which rows
+    "还在", "仍在", "仍然", "目前", "负责的", "经手的",  # "还在进行中", "周宁负责的项目": the value says it
     "签了", "签订了", "签署了", "共签", "下了", "提交了", "登记了", "录入了", "全年", "全年度", "整年", "全年的",
     "filed", "submitted", "placed", "made", "signed", "recorded", "issued", "created", "logged",
 }, key=len, reverse=True))

@@ -50,7 +50,7 @@ _CMP_WORDS: list[tuple[str, str]] = [
     ("<=", r"小于等于|小于或等于|不超过|不高于|不多于|至多|<=|≤|less than or equal to|at most|no more than"),
     (">", r"大于|超过|高于|多于|>|greater than|more than|higher than|above|over|exceeding|exceeds"),
     ("<", r"小于|低于|少于|不足|<|less than|lower than|below|under"),
-    ("=", r"等于|==|=|equal to|equals"),
+    ("=", r"等于|==|=|为|equal to|equals"),
 ]
 _CMP = re.compile("(" + "|".join(alts for _, alts in _CMP_WORDS) + r")\s{0,2}" + _NUMBER + _UNIT)
 _SUFFIX_CMP = re.compile(_NUMBER + _UNIT + r"\s{0,1}(及以上|或以上|以上|及以下|或以下|以下|以内)")
@@ -62,6 +62,7 @@ _TOPK = [
     re.compile(r"(最高|最大|最多|最低|最小|最少)的\s{0,1}(\d{1,3}|[一二三四五六七八九十两]{1,3})\s{0,1}(?:个|名|位|家|笔|单|条|种)"),
 ]
 _EN_NUM = {"three": 3, "five": 5, "ten": 10}
+_TIME_UNIT_WORDS = frozenset(w for words in TIME_UNITS.values() for w in words if not w.isascii())
 
 
 @dataclass(slots=True)
@@ -233,6 +234,9 @@ def _link_columns(t: _Text, table: TableInfo, kinds_wanted: tuple[str, ...]) -> 
             if kind not in kinds_wanted:
                 continue
             for pos in t.find_all(term):
+                if term in _TIME_UNIT_WORDS and pos > 0 and (t.text[pos - 1].isdigit() or t.text[pos - 1] in
+                                                             "一二三四五六七八九十两上下"):
+                    continue  # "3月份" is a month, not the column 月份
                 kinds = by_span.setdefault((pos, pos + len(term)), {})
                 bucket = kinds.setdefault(kind, [])
                 if column not in bucket:
@@ -586,6 +590,8 @@ def _consume_vocabulary(t: _Text, linked: Linked) -> None:
             continue
         seen.add((word, kind))
         for pos in t.find_all(word):
+            if len(word) == 1 and _starts_column_word(t.text, pos, linked.table):
+                continue  # "项" of "项目" (a column 项目名称) is no row noun
             t.take(pos, pos + len(word))
             if kind.startswith("op:") and kind[3:] not in linked.ops:
                 linked.ops.append(kind[3:])
@@ -593,6 +599,13 @@ def _consume_vocabulary(t: _Text, linked: Linked) -> None:
                 linked.row_noun = True
             elif kind == "negation":
                 linked.unattached_negation.append(word)
+
+
+def _starts_column_word(text: str, pos: int, table: TableInfo) -> bool:
+    """Whether the character at ``pos`` begins or ends a two-character piece of a column name ("项目" of 项目名称)."""
+    pairs = [text[pos:pos + 2], text[max(0, pos - 1):pos + 1]]
+    pairs = [p for p in pairs if len(p) == 2 and not p.isascii()]
+    return any(p in column_core(c.name) for c in table.columns for p in pairs)
 
 
 def _drop_measure_modifiers(mentions: list[ColumnMention]) -> list[ColumnMention]:
@@ -662,10 +675,15 @@ def link_table(question: str, table: TableInfo, store: TableStore, hits: list[Va
     _negate(t, linked.values)
     linked.numeric = _link_numeric(t, linked.mentions)
     _link_group_and_rank(t, linked)
-    for m in SOLD_UNITS.finditer(text):
-        if t.free(m.start(), m.end()):
+    linked.mentions += _counted_columns(t, table)
+    pos = 0
+    while (m := SOLD_UNITS.search(text, pos)) is not None:  # every start: "units were sold" may overlap a column
+        if m.end() > m.start() and t.free(m.start(), m.end()):
             t.take(m.start(), m.end())
             linked.sold_units = True
+            pos = m.end()
+        else:
+            pos = m.start() + 1
     for word in sorted(ASKS_DATE, key=len, reverse=True):
         for pos in t.find_all(word):
             t.take(pos, pos + len(word))
@@ -694,6 +712,24 @@ def link_table(question: str, table: TableInfo, store: TableStore, hits: list[Va
     linked.affinity = _affinity(text, table, t.is_content)
     linked.coverage = t.content + linked.affinity + (1 if (linked.times or linked.group_unit) and has_date else 0)
     return linked
+
+
+_COUNTED = re.compile(r"^(.{1,6}?)([次天人件台个项])数$")
+
+
+def _counted_columns(t: _Text, table: TableInfo) -> list[ColumnMention]:
+    """"宋佳一共迟到了多少次" with a column 迟到次数: the verb and its unit name the column that counts it."""
+    out = []
+    for column in table.columns:
+        match = _COUNTED.match(column_core(column.name).replace(" ", "")) if column.is_measure else None
+        if match is None:
+            continue
+        stem, unit = match.groups()
+        for found in re.finditer(re.escape(stem) + rf"了?\s?(?:多少|几)\s?{unit}", t.text):
+            if t.free(found.start(), found.end()):
+                t.take(found.start(), found.end(), content=True)
+                out.append(ColumnMention(found.start(), found.end(), found.group(0), [column], "exact"))
+    return out
 
 
 def identity_words(table: TableInfo) -> list[str]:

@@ -300,7 +300,8 @@ def plan_table(linked: Linked, store: TableStore, route_hint: str | None = None)
         return time_filter
     if time_filter is not None:
         query.filters.append(time_filter)
-    if linked.sold_units and query.op in ("count", "sum", "lookup") and not any(c.is_measure for c in remaining):
+    if linked.sold_units and query.op in ("count", "sum", "lookup") and all(
+            _QUANTITY.search(c.name) for c in remaining if c.is_measure):
         return _sold_units(query, linked)
     if query.op == "lookup" and query.group is not None and not any(c.is_measure for c in remaining) and (
             remaining or named_dates):
