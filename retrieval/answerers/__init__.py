@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Protocol
 
+from retrieval.answerers.catalog import DocumentList
 from retrieval.answerers.empty import EmptyKnowledgeBase
 from retrieval.answerers.extractive import RetrievalExtractive
 from retrieval.answerers.model import RetrievalWithModel
@@ -36,6 +37,7 @@ class Answerer(Protocol):
 #: The table: first come, first asked. The last one always answers.
 ANSWERERS: tuple[Answerer, ...] = (
     EmptyKnowledgeBase(),  # nothing indexed: how to start
+    DocumentList(),  # "which documents do you have?": the catalog
     SummaryTree(),  # whole-document questions: the summary trees (missing ones are queued)
     StoredTables(),  # count / aggregate / list routes: the stored tables
     RuleHandler(),  # the other L0 handlers over the stored parsed documents

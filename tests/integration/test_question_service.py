@@ -243,6 +243,21 @@ def test_a_named_document_asked_about_as_a_whole_gets_its_summary(service: Quest
     assert "年度总结大会" in answer.text and answer.citations
 
 
+def test_which_documents_is_answered_from_the_catalog(service: QuestionService,
+                                                    kb_settings: tuple[Settings, Path]) -> None:
+    zh = service.ask("知识库里有哪些文档？")
+    en = service.ask("Which documents do you have?")
+    assert zh.mode == en.mode == "rule" and zh.metadata["catalog"] == {"documents": 6, "types": {"DOCX": 3, "MD": 2,
+                                                                                              "TXT": 1}}
+    assert zh.text.startswith("知识库中共有 6 个文档（DOCX 3、MD 2、TXT 1）：")
+    assert "- 合同/设备采购合同.docx（DOCX）" in zh.text.splitlines()
+    assert "- 制度/差旅费管理办法（2024修订）.docx (DOCX)" in en.text.splitlines()
+    assert en.text.startswith("The knowledge base holds 6 documents (DOCX 3, MD 2, TXT 1):")
+    assert str(kb_settings[1]) not in zh.text + en.text
+    listed = service.ask("合同里有哪些条款？")  # a list of something else: not the catalog
+    assert "catalog" not in listed.metadata
+
+
 def test_a_missing_summary_tree_is_queued_and_the_question_answered_from_what_exists(tmp_path: Path) -> None:
     """Reading never writes a tree: the summariser gets a job (once), the answer says so and comes from
     retrieval; once the tree exists the same question is answered from it."""
