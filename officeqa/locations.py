@@ -92,7 +92,7 @@ class Location:
     def to_json(self) -> dict[str, Any]:
         """The fields that are known (a heading path only when there is one)."""
         out: dict[str, Any] = {}
-        for key in Location.__slots__:  # type: ignore[attr-defined]
+        for key in Location.__slots__:
             value = getattr(self, key)
             if value is not None and (key != "heading_path" or value):
                 out[key] = list(value) if isinstance(value, list) else value
