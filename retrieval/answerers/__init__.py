@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Protocol
 
+from retrieval.answerers.catalog import DocumentList
 from retrieval.answerers.empty import EmptyKnowledgeBase
 from retrieval.answerers.extractive import RetrievalExtractive
 from retrieval.answerers.linked_tables import LinkedTables
@@ -40,6 +41,7 @@ class Answerer(Protocol):
 ANSWERERS: tuple[Answerer, ...] = (
     EmptyKnowledgeBase(),  # nothing indexed: how to start
     SmallTalk(),  # "hi", "你好", "谢谢": what the assistant can do, not quotes
+    DocumentList(),  # "which documents do you have?": the catalog
     SummaryTree(),  # whole-document questions: the summary trees (missing ones are queued)
     StoredTables(),  # count / aggregate / list routes: the stored tables
     RuleHandler(),  # the other L0 handlers over the stored parsed documents
