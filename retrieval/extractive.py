@@ -223,7 +223,42 @@ def extractive_answer(
         return _render(head, closest, top, label_of, found=False, coverage=coverage)
     if not chosen:
         chosen = _choose(candidates, term_weights, max_sentences)
-    return _render([message("extract_header", language)], chosen, top, label_of, found=True, coverage=coverage)
+    listing = asks_for_list(question)
+    if listing:
+        chosen = _whole_lists(chosen, top)
+    return _render([message("extract_header", language)], chosen, top, label_of, found=True, coverage=coverage,
+                   listing=listing)
+
+
+#: A question that asks for every item ("有哪些", "分别由谁负责", "list the ...").
+_LIST_QUESTION = re.compile(r"哪些|分别|列出|列举|罗列|都有什么|都是什么|清单|名单|\blist\b|\bwhat are\b|\bwhich are\b|"
+                            r"\ball the\b", re.IGNORECASE)
+#: At most this many items of one list are quoted (a longer list says how many more there are).
+LIST_ITEMS = 30
+
+
+def asks_for_list(question: str) -> bool:
+    """Whether the question asks for every item of a list, not the best sentence."""
+    return _LIST_QUESTION.search(question) is not None
+
+
+def _whole_lists(chosen: list[_Candidate], materials: Sequence[Material]) -> list[_Candidate]:
+    """A list question: a chosen table row brings every row of its table chunk (the action items, all five),
+    in the table's order; other chosen sentences stay where they are."""
+    out: list[_Candidate] = []
+    expanded: set[int] = set()
+    for candidate in chosen:
+        material = materials[candidate.material]
+        if str(material.meta.get("kind", "")) not in TABLE_KINDS:
+            out.append(candidate)
+            continue
+        if candidate.material in expanded:
+            continue
+        expanded.add(candidate.material)
+        rows = _quotable(material)[:LIST_ITEMS]
+        out += [_Candidate(candidate.score, candidate.coverage, candidate.material, si, sentence)
+                for si, sentence in rows]
+    return out
 
 
 def _joint_coverage(chosen: list[_Candidate], term_weights: dict[str, float], tokenize: Tokenize) -> float:
@@ -513,14 +548,20 @@ def _render(
     *,
     found: bool,
     coverage: float,
+    listing: bool = False,
 ) -> ExtractiveAnswer:
     lines = list(head)
     citations: dict[int, Citation] = {}
     sentences: list[tuple[int, str, float]] = []
+    quoted: list[str] = []
     for candidate in chosen:
         n = candidate.material + 1
         material = materials[candidate.material]
-        sentence = _with_continuation(candidate.sentence, material.text, candidate.index)
+        if any(candidate.sentence in earlier for earlier in quoted):
+            continue  # each quote once: a sentence a list announcement already carried is not repeated
+        sentence = _with_continuation(candidate.sentence, material.text, candidate.index,
+                                      *((LIST_ITEMS, 1_500) if listing else ()))
+        quoted.append(sentence)
         label = label_of(material, candidate.sentence) if label_of is not None else None
         shown = f"{label}：{sentence}" if label else sentence
         lines.append(f"- {shown} [{n}]")

@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from indexing.table_store import TableStore
 from retrieval.handlers.results import HandlerResult
 from retrieval.rules.normalize import normalize
+from retrieval.tables.choose import choose_table
 from retrieval.tables.execute import run_query
 from retrieval.tables.linker import Linked, link_table
 from retrieval.tables.plan import Refusal, TableQuery, plan_table
+from retrieval.tables.qualifiers import defined_qualifiers
 from retrieval.tables.render import query_words, refusal_result, table_result
 
 __all__ = ["TABLE_ROUTES", "QuestionPlan", "answer_for_route", "answer_table_question", "plan_question"]
@@ -65,24 +67,13 @@ def plan_question(question: str, store: TableStore, doc_ids: Sequence[str] | Non
     tables = store.tables(doc_ids)
     if not tables:
         return QuestionPlan(None, Refusal("范围内没有表格。", "There is no table in scope.", kind="no_table"))
-    text = normalize(question)
+    text = normalize(defined_qualifiers(question))
     hits = store.values_in([t.table_id for t in tables], text)
-    linked = [link_table(question, t, store, [h for h in hits if h.table_id == t.table_id]) for t in tables]
-    named = [link for link in linked if link.sheet_named]
-    pool = named or linked
-    best = max(link.coverage for link in pool)
-    if best == 0 and len(pool) > 1:
-        names = [t.name for t in tables]
-        return QuestionPlan(None, Refusal("问题中的词语与范围内表格的列名、单元格值都对不上。",
-                                          "No word of the question matches a column or a cell value in scope.",
-                                          {"tables": names}, kind="no_link"), linked)
-    top = [link for link in pool if link.coverage == best]
-    if len(top) > 1:
-        names = [f"{t.table.path} · {t.table.name}" for t in top]
-        return QuestionPlan(None, Refusal(f"有 {len(top)} 张表同样符合问题：{'；'.join(names)}。请写明工作表或文件。",
-                                          f"{len(top)} tables fit the question equally: {'; '.join(names)}. "
-                                          "Name the sheet or file.", {"tables": names}), linked)
-    planned = plan_table(top[0], store, route)
+    linked = [link_table(text, t, store, [h for h in hits if h.table_id == t.table_id]) for t in tables]
+    choice = choose_table(linked, lambda link: plan_table(link, store, route))
+    if isinstance(choice, Refusal):
+        return QuestionPlan(None, choice, linked)
+    _, planned = choice
     if isinstance(planned, Refusal):
         return QuestionPlan(None, planned, linked)
     return QuestionPlan(planned, None, linked)

@@ -11,6 +11,7 @@ synonyms live in ``synonyms.yaml`` (data, extendable without code).
 from __future__ import annotations
 
 import functools
+import re
 from importlib import resources
 
 import yaml
@@ -18,8 +19,20 @@ import yaml
 from retrieval.rules.normalize import normalize
 
 __all__ = [
-    "ADDITIVE_HINTS", "ARGMAX_WORDS", "COUNT_NOUNS", "FILLERS", "GROUP_MARKERS", "LIST_WORDS", "NEGATION_AFTER",
-    "NEGATION_BEFORE", "OP_WORDS", "ROW_NOUNS", "TIME_UNITS", "column_synonyms",
+    "ADDITIVE_HINTS",
+    "ARGMAX_WORDS",
+    "ASKS_DATE",
+    "COUNT_NOUNS",
+    "FILLERS",
+    "GROUP_MARKERS",
+    "LIST_WORDS",
+    "NEGATION_AFTER",
+    "NEGATION_BEFORE",
+    "OP_WORDS",
+    "ROW_NOUNS",
+    "SOLD_UNITS",
+    "TIME_UNITS",
+    "column_synonyms",
 ]
 
 # Operation words, by operation; the linker takes the longest match first.
@@ -32,7 +45,8 @@ OP_WORDS: dict[str, tuple[str, ...]] = {
               "几个", "多少家", "几家", "多少人", "几人", "多少位", "几位", "多少名", "几名", "多少项", "几项",
               "条数", "行数", "笔数", "单数", "个数", "记录数", "订单数", "计数", "多少订单", "多少个订单",
               "多少笔订单", "多少记录", "多少条记录", "多少交易", "多少笔交易", "订单有多少", "记录有多少",
-              "交易有多少", "how many", "number of", "count of", "count"),
+              "交易有多少", "多少份", "几份", "多少次", "几次", "多少张", "几张", "下了多少单", "下了几单",
+              "下了多少笔", "how many", "number of", "count of", "count"),
     "avg": ("平均值", "平均数", "平均", "均值", "average", "mean", "avg"),
     "max": ("最大值", "最高", "最大", "最多", "最贵", "max", "maximum", "highest", "largest", "biggest", "most"),
     "min": ("最小值", "最低", "最小", "最少", "最便宜", "min", "minimum", "lowest", "smallest", "least", "fewest"),
@@ -43,10 +57,21 @@ OP_WORDS: dict[str, tuple[str, ...]] = {
 }
 # Measures that make sense summed when a question names one with no operation ("华东区的销售额是多少").
 ADDITIVE_HINTS = ("金额", "额", "收入", "销量", "数量", "费用", "成本", "利润", "支出", "回款", "工资", "薪",
+                  "次数", "天数", "人数", "件数", "台数", "days", "times", "count",
                   "amount", "revenue", "sales", "quantity", "qty", "cost", "expense", "profit", "total", "salary")
 ARGMAX_WORDS = ("哪一个", "哪个", "哪位", "哪家", "哪一家", "哪种", "哪类", "哪一类", "哪月", "哪个月", "哪一月",
                 "哪个季度", "哪年", "which", "what")
 LIST_WORDS = OP_WORDS["list"]
+#: "卖出了多少台", "how many units were sold": the units sold (a quantity column's sum), not the number of rows.
+SOLD_UNITS = re.compile(r"(?:一共|总共|共)?(?:卖出|售出|卖了|销售了|销出|卖掉)了?\s?(?:多少|几)\s?"
+                        r"(?:台|件|套|个|箱|部|只|份)?|how many units(?: were| did)?(?: we)? sold|"
+                        r"units (?:were |did we )?sold|units sold|(?<![a-z])(?:were |was )?sold(?![a-z])")
+#: "几个人", "多少名员工", "how many employees": a count of people (distinct people, when a person has many rows).
+PEOPLE_COUNT = re.compile(r"几个人|多少个人|多少人|几人|几位|多少位|多少名|几名|多少员工|几个员工|多少个员工|"
+                          r"how many (?:people|employees|staff|persons)")
+#: "是哪天入职的", "什么时候签订的", "when": the question asks for a date cell.
+ASKS_DATE = ("是哪一天", "是哪天", "哪一天", "哪天", "什么时候", "何时", "几号", "什么日期", "哪个日期", "日期是",
+             "when was", "when did", "on what date", "what date", "when")
 GROUP_MARKERS = ("按照", "根据", "按各", "按", "各个", "各", "每一个", "每个", "每", "分别按", "分",
                  "grouped by", "group by", "broken down by", "breakdown by", "for each", "for every", "by", "per",
                  "each", "across")
@@ -60,7 +85,7 @@ NEGATION_BEFORE = ("不包含", "不包括", "不含", "不算", "除了", "除�
                    "without", "besides")
 NEGATION_AFTER = ("以外", "之外", "除外", "外")
 # Nouns that name the rows themselves: "多少单", "orders" count rows, they do not filter.
-ROW_NOUNS = ("订单", "记录", "数据", "条目", "交易", "明细", "行", "单", "笔", "条", "项", "人", "人员",
+ROW_NOUNS = ("订单", "记录", "数据", "条目", "交易", "明细", "行", "单", "笔", "条", "项", "人", "人员", "份",
              "orders", "order", "records", "record", "rows", "row", "entries", "entry", "transactions",
              "transaction", "items", "lines")
 COUNT_NOUNS = ROW_NOUNS
@@ -82,6 +107,11 @@ FILLERS = tuple(sorted({
     "was", "we", "were", "what", "what's", "whats", "where", "which", "who", "whole", "whose", "with",
     # verbs that only say a count column counts something ("won the Stanley Cup the most times")
     "win", "wins", "won", "times", "earned", "got", "received",
+    # verbs that say a row exists ("签了多少份合同", "claims filed in March"), and "the whole year" of a total
+    "其他", "其余", "其它",  # "除华东外其他区域": the negation already says which rows
+    "还在", "仍在", "仍然", "目前", "负责的", "经手的",  # "还在进行中", "周宁负责的项目": the value says it
+    "签了", "签订了", "签署了", "共签", "下了", "提交了", "登记了", "录入了", "全年", "全年度", "整年", "全年的",
+    "filed", "submitted", "placed", "made", "signed", "recorded", "issued", "created", "logged",
 }, key=len, reverse=True))
 
 

@@ -16,18 +16,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from pathlib import PurePath
 
 from indexing.table_store import ColumnInfo, TableInfo, TableStore, ValueHit, value_core
 from retrieval.handlers.columns import column_core
 from retrieval.rules.normalize import normalize
 from retrieval.tables.lexicon import (
     ARGMAX_WORDS,
+    ASKS_DATE,
     FILLERS,
     GROUP_MARKERS,
     NEGATION_AFTER,
     NEGATION_BEFORE,
     OP_WORDS,
     ROW_NOUNS,
+    SOLD_UNITS,
     TIME_UNITS,
     column_synonyms,
 )
@@ -47,7 +50,7 @@ _CMP_WORDS: list[tuple[str, str]] = [
     ("<=", r"小于等于|小于或等于|不超过|不高于|不多于|至多|<=|≤|less than or equal to|at most|no more than"),
     (">", r"大于|超过|高于|多于|>|greater than|more than|higher than|above|over|exceeding|exceeds"),
     ("<", r"小于|低于|少于|不足|<|less than|lower than|below|under"),
-    ("=", r"等于|==|=|equal to|equals"),
+    ("=", r"等于|==|=|为|equal to|equals"),
 ]
 _CMP = re.compile("(" + "|".join(alts for _, alts in _CMP_WORDS) + r")\s{0,2}" + _NUMBER + _UNIT)
 _SUFFIX_CMP = re.compile(_NUMBER + _UNIT + r"\s{0,1}(及以上|或以上|以上|及以下|或以下|以下|以内)")
@@ -59,6 +62,7 @@ _TOPK = [
     re.compile(r"(最高|最大|最多|最低|最小|最少)的\s{0,1}(\d{1,3}|[一二三四五六七八九十两]{1,3})\s{0,1}(?:个|名|位|家|笔|单|条|种)"),
 ]
 _EN_NUM = {"three": 3, "five": 5, "ten": 10}
+_TIME_UNIT_WORDS = frozenset(w for words in TIME_UNITS.values() for w in words if not w.isascii())
 
 
 @dataclass(slots=True)
@@ -121,6 +125,19 @@ class Linked:
     leftover: list[str] = field(default_factory=list)
     unattached_negation: list[str] = field(default_factory=list)
     coverage: int = 0
+    #: words of the file, sheet or table name the question uses ("订单" of 订单台账.xlsx, "claims" of a sheet
+    #: "Claims"): they say which table is meant, and name its rows
+    identity: list[str] = field(default_factory=list)
+    #: characters the table's columns, values and numeric conditions explain (no time, no operation words)
+    content: int = 0
+    #: characters of the question the table's own names cover (see ``_affinity``)
+    affinity: int = 0
+    #: "卖出了多少台": the units sold, a quantity column's sum
+    sold_units: bool = False
+    #: "是哪天入职的": a date cell is asked for
+    asks_date: bool = False
+    #: the ranked group was read from part of a column name ("哪家单位" for 对方单位)
+    partial_group: bool = False
 
 
 class _Text:
@@ -131,6 +148,7 @@ class _Text:
         # spaces and punctuation never need explaining, but a span (a date range "7—9月") may cover them
         self.blank = [not ch.strip() or ch in ",.;:!?'\"()[]{}，。；：！？、“”‘’（）【】《》<>-—~" for ch in text]
         self.used = [False] * len(text)
+        self.is_content = [False] * len(text)
         self.content = 0
 
     def free(self, start: int, end: int) -> bool:
@@ -140,6 +158,7 @@ class _Text:
         for i in range(start, end):
             if not self.used[i] and not self.blank[i] and content:
                 self.content += 1
+                self.is_content[i] = True
             self.used[i] = True
 
     def find_all(self, word: str) -> list[int]:
@@ -215,6 +234,9 @@ def _link_columns(t: _Text, table: TableInfo, kinds_wanted: tuple[str, ...]) -> 
             if kind not in kinds_wanted:
                 continue
             for pos in t.find_all(term):
+                if term in _TIME_UNIT_WORDS and pos > 0 and (t.text[pos - 1].isdigit() or t.text[pos - 1] in
+                                                             "一二三四五六七八九十两上下"):
+                    continue  # "3月份" is a month, not the column 月份
                 kinds = by_span.setdefault((pos, pos + len(term)), {})
                 bucket = kinds.setdefault(kind, [])
                 if column not in bucket:
@@ -231,10 +253,19 @@ def _link_columns(t: _Text, table: TableInfo, kinds_wanted: tuple[str, ...]) -> 
             # (an identifier such as 客户编号 does not compete with 客户名称 for "客户")
             identifiers = any(c.identifier for c in columns)
             columns += [c for c in table.columns if c not in columns and word in column_core(c.name).replace(" ", "")
-                        and (identifiers or not c.identifier)]
+                        and (identifiers or not c.identifier) and not _is_kind_column(c, word)]
         mentions.append(ColumnMention(start, end, word, columns, kind))
         t.take(start, end, content=True)
     return mentions
+
+
+#: Column-name endings that make a column a classification of the word before them ("产品类别" is not "产品").
+_KIND_SUFFIXES = ("类别", "类型", "分类", "种类", "type", "category", "class")
+
+
+def _is_kind_column(column: ColumnInfo, word: str) -> bool:
+    core = column_core(column.name).replace(" ", "")
+    return core != word and core.endswith(_KIND_SUFFIXES)
 
 
 def _merge_header_parts(mentions: list[ColumnMention]) -> list[ColumnMention]:
@@ -414,20 +445,50 @@ def _link_topk(t: _Text, linked: Linked) -> None:
             return
 
 
-def _mention_at(mentions: list[ColumnMention], t: _Text, pos: int) -> ColumnMention | None:
+def _mention_at(mentions: list[ColumnMention], t: _Text, pos: int, skip: tuple[str, ...] = ()) -> ColumnMention | None:
+    """The column mention right after ``pos`` ("哪个区域"); words of the table's own name may stand between
+    ("which expense category": "expense" names the table)."""
     for m in mentions:
-        if m.start >= pos and re.fullmatch(r"[\s个一的]{0,2}|(?:the\s)?", t.text[pos:m.start]):
+        gap = t.text[pos:m.start] if m.start >= pos else None
+        if gap is None:
+            continue
+        if re.fullmatch(r"[\s个一的]{0,2}|(?:the\s)?", gap) or (gap.strip() and gap.strip() in skip):
             return m
+    return None
+
+
+def _partial_at(t: _Text, table: TableInfo, pos: int) -> ColumnMention | None:
+    """"哪家单位" with a column 对方单位: the two to four characters after ``pos`` that begin or end exactly one
+    column name."""
+    start = pos
+    while start < len(t.text) and t.text[start] in " 的":
+        start += 1
+    for size in (4, 3, 2):
+        end = start + size
+        word = t.text[start:end]
+        if len(word) < size or not t.free(start, end) or not _bounded(t.text, start, end):
+            continue
+        columns = [c for c in table.columns if (core := column_core(c.name).replace(" ", "")) != word
+                   and (core.startswith(word) or core.endswith(word))]
+        if len(columns) == 1:
+            t.take(start, end, content=True)
+            return ColumnMention(start, end, word, columns, "partial")
     return None
 
 
 def _link_group_and_rank(t: _Text, linked: Linked) -> None:
     text = t.text
+    skip = tuple(identity_words(linked.table))
     for word in sorted(ARGMAX_WORDS, key=len, reverse=True):
         for pos in t.find_all(word):
             end = pos + len(word)
-            mention = _mention_at(linked.mentions, t, end)
+            mention = _mention_at(linked.mentions, t, end, skip)
             unit = _unit_at(t, end)
+            if mention is None and unit is None and word not in ("which", "what"):
+                mention = _partial_at(t, linked.table, end)
+                if mention is not None:
+                    linked.mentions.append(mention)
+                    linked.partial_group = True
             if mention is not None:
                 linked.group_mention, linked.argmax = mention, True
                 t.take(pos, end)
@@ -435,6 +496,13 @@ def _link_group_and_rank(t: _Text, linked: Linked) -> None:
             if unit is not None:
                 linked.group_unit, linked.argmax = unit[0], True
                 t.take(pos, unit[1])
+                return
+    for word in _ASKS_WHICH:
+        for pos in t.find_all(word):
+            if pos + len(word) >= len(text.rstrip("?？。 ")) and (_maxmin_before(text, pos)):
+                # "最高的产品是哪个": the extreme is asked for, its group is the column named before
+                linked.argmax = True
+                t.take(pos, pos + len(word))
                 return
     for word in ("是谁", "谁", "who"):
         for pos in t.find_all(word):
@@ -445,6 +513,8 @@ def _link_group_and_rank(t: _Text, linked: Linked) -> None:
         for pos in t.find_all(word):
             end = pos + len(word)
             mention = _mention_at(linked.mentions, t, end)
+            if mention is not None and (linked.topk or linked.argmax) and all(c.is_measure for c in mention.columns):
+                continue  # "top 3 salespersons by amount": the ranking's measure, not a grouping
             if mention is not None and (linked.group_mention is None
                                         or mention.columns == linked.group_mention.columns):
                 # "按区域汇总…各区域的…": a second marker of the same grouping is consumed too
@@ -456,6 +526,14 @@ def _link_group_and_rank(t: _Text, linked: Linked) -> None:
                 linked.group_unit = unit[0]
                 t.take(pos, unit[1])
     del text
+
+
+_ASKS_WHICH = ("是哪一个", "是哪一家", "是哪一位", "是哪个", "是哪家", "是哪位", "是哪种", "是哪类", "是什么")
+_EXTREMES = ("最高", "最大", "最多", "最低", "最小", "最少", "最贵", "最便宜")
+
+
+def _maxmin_before(text: str, pos: int) -> bool:
+    return any(w in text[:pos] for w in _EXTREMES)
 
 
 def _unit_at(t: _Text, pos: int) -> tuple[str, int] | None:
@@ -512,6 +590,8 @@ def _consume_vocabulary(t: _Text, linked: Linked) -> None:
             continue
         seen.add((word, kind))
         for pos in t.find_all(word):
+            if len(word) == 1 and _starts_column_word(t.text, pos, linked.table):
+                continue  # "项" of "项目" (a column 项目名称) is no row noun
             t.take(pos, pos + len(word))
             if kind.startswith("op:") and kind[3:] not in linked.ops:
                 linked.ops.append(kind[3:])
@@ -519,6 +599,13 @@ def _consume_vocabulary(t: _Text, linked: Linked) -> None:
                 linked.row_noun = True
             elif kind == "negation":
                 linked.unattached_negation.append(word)
+
+
+def _starts_column_word(text: str, pos: int, table: TableInfo) -> bool:
+    """Whether the character at ``pos`` begins or ends a two-character piece of a column name ("项目" of 项目名称)."""
+    pairs = [text[pos:pos + 2], text[max(0, pos - 1):pos + 1]]
+    pairs = [p for p in pairs if len(p) == 2 and not p.isascii()]
+    return any(p in column_core(c.name) for c in table.columns for p in pairs)
 
 
 def _drop_measure_modifiers(mentions: list[ColumnMention]) -> list[ColumnMention]:
@@ -549,6 +636,10 @@ def _partial_columns(t: _Text, table: TableInfo, mentions: list[ColumnMention] |
             core = column_core(column.name).replace(" ", "")
             if core != word and (core.startswith(word) or core.endswith(word)):
                 columns.append(column)
+        names = (word + "名称", word + "名", word + "name")
+        named = [c for c in columns if column_core(c.name).replace(" ", "") in names]
+        if len(columns) > 1 and len(named) == 1:
+            columns = named  # "产品" of 产品名称 and 产品类别: the product is its name
         if columns:
             for pos in t.find_all(word):
                 out.append(ColumnMention(pos, pos + len(word), word, columns, "partial"))
@@ -584,6 +675,22 @@ def link_table(question: str, table: TableInfo, store: TableStore, hits: list[Va
     _negate(t, linked.values)
     linked.numeric = _link_numeric(t, linked.mentions)
     _link_group_and_rank(t, linked)
+    linked.mentions += _counted_columns(t, table)
+    pos = 0
+    while (m := SOLD_UNITS.search(text, pos)) is not None:  # every start: "units were sold" may overlap a column
+        if m.end() > m.start() and t.free(m.start(), m.end()):
+            t.take(m.start(), m.end())
+            linked.sold_units = True
+            pos = m.end()
+        else:
+            pos = m.start() + 1
+    for word in sorted(ASKS_DATE, key=len, reverse=True):
+        for pos in t.find_all(word):
+            t.take(pos, pos + len(word))
+            linked.asks_date = True
+    linked.identity = _link_identity(t, table)
+    if linked.identity:
+        linked.row_noun = True  # "多少份采购合同", "the most claims": the table's own name names its rows
     before_vocabulary = [u or b for u, b in zip(t.used, t.blank, strict=True)]
     _consume_vocabulary(t, linked)
     linked.mentions += _partial_columns(t, table, linked.mentions)
@@ -601,8 +708,85 @@ def link_table(question: str, table: TableInfo, store: TableStore, hits: list[Va
         runs.append("".join(current).strip())
     linked.leftover = [r for r in runs if r]
     has_date = any(c.is_date for c in table.columns)
-    linked.coverage = t.content + (1 if (linked.times or linked.group_unit) and has_date else 0)
+    linked.content = t.content
+    linked.affinity = _affinity(text, table, t.is_content)
+    linked.coverage = t.content + linked.affinity + (1 if (linked.times or linked.group_unit) and has_date else 0)
     return linked
+
+
+_COUNTED = re.compile(r"^(.{1,6}?)([次天人件台个项])数$")
+
+
+def _counted_columns(t: _Text, table: TableInfo) -> list[ColumnMention]:
+    """"宋佳一共迟到了多少次" with a column 迟到次数: the verb and its unit name the column that counts it."""
+    out = []
+    for column in table.columns:
+        match = _COUNTED.match(column_core(column.name).replace(" ", "")) if column.is_measure else None
+        if match is None:
+            continue
+        stem, unit = match.groups()
+        for found in re.finditer(re.escape(stem) + rf"了?\s?(?:多少|几)\s?{unit}", t.text):
+            if t.free(found.start(), found.end()):
+                t.take(found.start(), found.end(), content=True)
+                out.append(ColumnMention(found.start(), found.end(), found.group(0), [column], "exact"))
+    return out
+
+
+def identity_words(table: TableInfo) -> list[str]:
+    """Words of the table's file name, sheet, name and caption (normalised, two characters or more, no years),
+    longest first: what a user calls the table ("订单台账", "订单", "expense claims", "claims")."""
+    from officeqa.text_tokens import tokenize_for_bm25
+
+    names = [PurePath(table.path).stem, table.sheet or "", table.name or "", table.caption or ""]
+    words: set[str] = set()
+    for name in names:
+        text = normalize(name.replace("_", " ").replace("-", " "))
+        for expr in sorted(find_time_exprs(text), key=lambda e: -e.start):
+            text = text[:expr.start] + " " + text[expr.end:]  # "第三季度项目推进会纪要": a date in a name is no name
+        text = text.strip()
+        if not text or re.fullmatch(r"表\d+|table \d+|sheet\d*", text):
+            continue
+        words.add(text.strip())
+        parts = [p for p in re.split(r"[\s()（）\[\]【】·.]+", text) if p]
+        words.update(parts)
+        for part in parts:
+            if not part.isascii():
+                words.update(tokenize_for_bm25(part))
+    out = []
+    for word in words:
+        word = re.sub(r"^\d{2,4}年(度)?", "", word).strip()
+        if len(word) >= 2 and not word.isdigit() and word not in FILLERS and not re.fullmatch(r"[\d.]+[年月]?", word):
+            out.append(word)
+    return sorted(set(out), key=len, reverse=True)
+
+
+def _link_identity(t: _Text, table: TableInfo) -> list[str]:
+    """Consume the table's name words; a word inside a column name ("供应商" of 供应商名称, "年度" of
+    占年度销售总额比例) is left for the column."""
+    cores = [column_core(c.name).replace(" ", "") for c in table.columns]
+    found = []
+    for word in identity_words(table):
+        if any(word in core for core in cores):
+            continue
+        for form in _forms(word):
+            for pos in t.find_all(form):
+                t.take(pos, pos + len(form))
+                found.append(form)
+    return found
+
+
+def _affinity(text: str, table: TableInfo, content: list[bool]) -> int:
+    """Characters of the question that the table's file, sheet or table name covers ("订单" of 订单明细) and
+    that no column or value already explains: how much more the question says which table it means."""
+    covered = list(content)
+    for word in identity_words(table):
+        for form in _forms(word):
+            pos = text.find(form)
+            while pos >= 0:
+                if _bounded(text, pos, pos + len(form)):
+                    covered[pos:pos + len(form)] = [True] * len(form)
+                pos = text.find(form, pos + 1)
+    return sum(covered) - sum(content)
 
 
 def person_columns(table: TableInfo) -> list[ColumnInfo]:

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from indexing.table_store import ColumnInfo, TableInfo, TableStore
-from retrieval.tables.lexicon import ADDITIVE_HINTS
-from retrieval.tables.linker import ColumnMention, Linked, person_columns
+from retrieval.tables.lexicon import ADDITIVE_HINTS, PEOPLE_COUNT
+from retrieval.tables.linker import ColumnMention, Linked, identity_words, person_columns
 from retrieval.tables.timeexpr import TimeExpr
 
 __all__ = ["Filter", "Refusal", "TableQuery", "plan_table"]
@@ -62,6 +62,10 @@ class TableQuery:
     implicit_sum: bool = False
     #: "前五名客户合计…": the ranked groups' values are also totalled (rank with an explicit total word)
     total_of_ranked: bool = False
+    #: a lookup that lists every matching row (no condition needed): "各行动项的截止日期分别是什么时候"
+    all_rows: bool = False
+    #: the measure is the table's only numeric column, not one the question named (weak evidence for the table)
+    implicit_measure: bool = False
     notes: list[tuple[str, str]] = field(default_factory=list)  # (zh, en) implicit choices said in words
 
 
@@ -270,16 +274,23 @@ def plan_table(linked: Linked, store: TableStore, route_hint: str | None = None)
 
     # remaining column mentions: measures and targets
     remaining: list[ColumnInfo] = []
+    named_dates: list[ColumnInfo] = []
+    identity = set(identity_words(table))
     for m in linked.mentions:
         if id(m) in used:
             continue
+        if m.kind != "exact" and m.text in identity and op in (*AGGREGATES, "count"):
+            continue  # "华东区客户的信用额度" on the sheet 客户信息: 客户 names the rows, not a column to group by
         column = _resolve_mention(m, linked)
         if isinstance(column, Refusal):
-            if all(c.index in value_columns for c in m.columns):
-                continue  # "区域华东": the column named next to its value
+            if all(c.index in value_columns for c in m.columns) or (
+                    m.kind == "partial" and any(c.index in value_columns for c in m.columns)):
+                continue  # "区域华东", "合同HT-2024-005": the column named next to its value
             if op in ("count", "count_distinct") and m.kind == "partial":
                 continue
             return column
+        if column.is_date and column not in named_dates:
+            named_dates.append(column)
         if column.index in value_columns or column.is_date or column == query.group:
             continue  # named to qualify a value, a date range, or the group
         if column not in remaining:
@@ -289,7 +300,45 @@ def plan_table(linked: Linked, store: TableStore, route_hint: str | None = None)
         return time_filter
     if time_filter is not None:
         query.filters.append(time_filter)
+    if linked.sold_units and query.op in ("count", "sum", "lookup") and all(
+            _QUANTITY.search(c.name) for c in remaining if c.is_measure):
+        return _sold_units(query, linked)
+    if query.op == "lookup" and query.group is not None and not any(c.is_measure for c in remaining) and (
+            remaining or named_dates):
+        # "各行动项的截止日期分别是什么时候": every row's group value with the named columns
+        query.targets = [query.group, *remaining, *named_dates]
+        query.group = None
+        query.all_rows = True
+        return query
+    if linked.asks_date and query.op == "lookup" and not remaining:
+        return _date_lookup(query, named_dates)
     return _finish(query, remaining, linked)
+
+
+#: Column names that hold a quantity of units ("卖出了多少台" sums one of them).
+_QUANTITY = re.compile(r"数量|销量|件数|台数|quantity|qty|units", re.IGNORECASE)
+
+
+def _sold_units(query: TableQuery, linked: Linked) -> TableQuery | Refusal:
+    """"扫地机器人一共卖出了多少台": the sum of the table's one quantity column."""
+    quantities = [c for c in query.table.columns if c.is_measure and _QUANTITY.search(c.name)]
+    if len(quantities) != 1:
+        return Refusal("问题问的是卖出的件数，但表中没有唯一的数量列。",
+                       "The question asks for units sold, but the table has no single quantity column.",
+                       {"measure": _names(quantities or _measures(query.table))}, query.table)
+    query.op, query.measure = "sum", quantities[0]
+    query.notes.append((f"卖出的件数：对「{quantities[0].name}」求和", f"units sold: sum of '{quantities[0].name}'"))
+    return query
+
+
+def _date_lookup(query: TableQuery, named_dates: list[ColumnInfo]) -> TableQuery | Refusal:
+    """"尤静是哪天入职的": the date cell of the rows the conditions pick (the date column named, else the only one)."""
+    dates = named_dates or [c for c in query.table.columns if c.is_date]
+    if len(dates) != 1 or not query.filters:
+        return Refusal("问题问的是日期，但不能确定是哪一列或哪一行。", "A date is asked, but not which column or row.",
+                       {"date_columns": _names(dates)}, query.table)
+    query.targets = dates
+    return query
 
 
 def _finish(query: TableQuery, remaining: list[ColumnInfo], linked: Linked) -> TableQuery | Refusal:
@@ -321,6 +370,12 @@ def _finish(query: TableQuery, remaining: list[ColumnInfo], linked: Linked) -> T
             return query
         if len(others) == 1 and not linked.row_noun and others[0].kind == "text" and not linked.values:
             query.op, query.targets = "count_distinct", others
+            return query
+        people = person_columns(table)
+        if PEOPLE_COUNT.search(linked.text) and len(people) == 1 and not measures:
+            # "质量部有几个人" on a monthly attendance sheet: people, not their monthly rows
+            query.op, query.targets = "count_distinct", people
+            query.notes.append((f"人数：「{people[0].name}」的不同值", f"people: distinct '{people[0].name}'"))
         return query
     if op in ("count_distinct", "list"):
         targets = others or identifiers
@@ -391,6 +446,7 @@ def _measure(
                        f"Which column should be computed? Candidates: {', '.join(_names(candidates))}.",
                        {"measure": _names(candidates)}, table)
     query.notes.append((f"表中唯一的数值列「{candidates[0].name}」", f"the only numeric column '{candidates[0].name}'"))
+    query.implicit_measure = True
     return candidates[0]
 
 
@@ -409,6 +465,12 @@ def _rank(query: TableQuery, numeric: list[ColumnInfo], identifiers: list[Column
             return measure
         query.measure = measure
         query.rank_agg = "avg" if "avg" in ops else "sum"
+    if linked.partial_group and query.group is not None and (
+            query.group.distinct is None or query.group.distinct < table.row_count):
+        # "合同金额最大的是哪家单位": the largest single contract, or the unit with the largest total? Both are read.
+        return Refusal(f"「{query.group.name}」有多行：是问单笔最大，还是合计最大？",
+                       f"'{query.group.name}' has several rows each: the largest single row, or the largest total?",
+                       {"operations": ["max", "sum"]}, table)
     if query.group is None:
         candidates = [c for c in others + identifiers if c != query.measure]
         if len(candidates) == 1:

@@ -13,7 +13,7 @@ from typing import Any
 
 from indexing.table_columns import display_value
 from retrieval.handlers.results import Citation, HandlerItem, HandlerResult
-from retrieval.tables.execute import TableResult
+from retrieval.tables.execute import MAX_ROWS, TableResult
 from retrieval.tables.plan import Filter, Refusal, TableQuery
 
 __all__ = ["query_words", "refusal_result", "table_result"]
@@ -246,7 +246,12 @@ def _lookup_lines(result: TableResult, zh: bool, lines: list[str], items: list[H
                                  citations=[_citation(q, result.cited, result.matched)]))
         data["value"] = plain
         return
-    shown = result.rows[:20]
+    shown = result.rows[:MAX_ROWS]
+    if result.matched > len(shown):
+        lines.append(f"共 {result.matched:,} 行，以下是第 1–{len(shown)} 行：" if zh else
+                     f"{result.matched:,} rows; rows 1–{len(shown)}:")
+    elif len(shown) > 1:
+        lines.append(f"共 {len(shown)} 行：" if zh else f"{len(shown)} rows:")
     for row in shown:
         cells = [row["cells"].get(n, "") for n in names]
         text = "、".join(f"{n}：{c}" for n, c in zip(names, cells, strict=True)) if zh else \
