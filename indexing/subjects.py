@@ -297,7 +297,8 @@ class DocumentSubject:
     ``kind``: one of the ``KIND_*`` constants, or "" when the document is no report.
     ``fiscal_year`` / ``period``: the year the report covers and the period as printed.
     ``sources``: field -> where it was read ("公司简介", "cover", "registrant", "metadata", "frequency"),
-    so that a scope decision can say why.
+    so that a scope decision can say why. ``other_entities``: a second issuer the report is equally
+    about (KP Tissue Inc. beside Kruger Products L.P.), only when the entity came from frequency.
     """
 
     entity: str = ""
@@ -308,10 +309,11 @@ class DocumentSubject:
     fiscal_year: int | None = None
     period: str = ""
     sources: dict[str, str] = field(default_factory=dict)
+    other_entities: list[str] = field(default_factory=list)
 
     def names(self) -> list[str]:
         """Every name of the entity, longest first (full, English, short)."""
-        out = [n for n in (self.entity, self.english_name, *self.short_names) if n]
+        out = [n for n in (self.entity, self.english_name, *self.short_names, *self.other_entities) if n]
         return sorted(dict.fromkeys(out), key=len, reverse=True)
 
     def keys(self) -> list[str]:
@@ -354,6 +356,7 @@ def entity_key(name: str) -> str:
     if any("\u4e00" <= ch <= "\u9fff" for ch in text):
         text = re.sub(r"[\s（）()]+", "", text)
         return _CN_LEGAL_SUFFIX.sub("", text)
+    text = re.sub(r"\bL\.\s?P\.", "LP", text)
     words = [w for w in _KEY_DROP.split(text.lower().replace("&", " and ")) if w]
     while words and words[-1] in _LEGAL_WORDS:
         words.pop()
@@ -408,12 +411,32 @@ def subject_from_text(text: str, title: str = "", stem: str = "", body: str = ""
     subject = DocumentSubject()
     if _has_cjk(text[:4000]):
         _chinese(text, subject)
+    subject.kind = _kind(text[:6000], title, stem)
     if not subject.entity:
         _english(text, title, subject, body)
-    subject.kind = _kind(text[:6000], title, stem)
     subject.fiscal_year, subject.period = _period(text, title)
     subject.short_names = _short_names(subject)
+    for alias in _aliases(subject, body or text):
+        if alias not in subject.short_names and alias not in subject.codes:
+            subject.short_names.append(alias)
     return subject
+
+
+def _aliases(subject: DocumentSubject, text: str) -> list[str]:
+    """Defined abbreviations: "Kruger Products L.P. (KPLP)", "KP Tissue Inc. (“KPT”)"."""
+    out: list[str] = []
+    for name in (subject.entity, *subject.other_entities):
+        if not name or _any_cjk(name):
+            continue
+        words = [re.escape(w) for w in re.split(r"\s+", name.strip()) if w]
+        pattern = re.compile(r"\s+".join(words) + r"\s*\(\s*(?:the\s+)?[“\"]?([A-Z][A-Z0-9]{1,5})[”\"]?\s*\)")
+        for match in pattern.finditer(text[:_MAX_BODY]):
+            alias = match.group(1)
+            if alias.lower() not in GENERIC_WORDS and alias not in out:
+                out.append(alias)
+            if len(out) >= 3:
+                return out
+    return out
 
 
 def _any_cjk(text: str) -> bool:
@@ -472,7 +495,9 @@ def _english(text: str, title: str, subject: DocumentSubject, body: str) -> None
             name, source = cover.group(1), "cover"
     if name:
         subject.entity, subject.sources["entity"] = _tidy(name), source
-    else:
+        if source == "frequency":
+            subject.other_entities = _co_entities(name, body or text)
+    elif subject.kind:  # a report whose pages name no company: its metadata title may ("Commerzbank Konzern_GB")
         leftover = _title_words(title)
         if leftover:
             subject.short_names.append(leftover)
@@ -490,7 +515,8 @@ def _registrant(text: str) -> str:
     before = text[max(0, match.start() - 300) : match.start()].rstrip().splitlines()
     for line in reversed(before):
         line = line.strip()
-        if len(line) >= 3 and not re.match(r"(?i)^(commission file|\(|for the|or$)", line):
+        letters = sum(1 for ch in line if ch.isalpha())
+        if letters >= 3 and not re.match(r"(?i)^(commission file|\(|for the|or$)", line):
             return line
     return ""
 
@@ -521,6 +547,15 @@ def _title_words(title: str) -> str:
 
 def _frequent_company(text: str, minimum: int = 2) -> str:
     """The legal name printed most often (at least ``minimum`` times, or once near the start of ``text``)."""
+    counts, spelled, first_at = _company_counts(text)
+    if not counts:
+        return ""
+    best = max(counts, key=lambda k: (counts[k], -first_at[k]))
+    return spelled[best] if counts[best] >= minimum or first_at[best] < 1500 else ""
+
+
+def _company_counts(text: str) -> tuple[Counter[str], dict[str, str], dict[str, int]]:
+    """Legal names in ``text``: key -> count, key -> first spelling, key -> first offset."""
     counts: Counter[str] = Counter()
     spelled: dict[str, str] = {}
     first_at: dict[str, int] = {}
@@ -533,10 +568,30 @@ def _frequent_company(text: str, minimum: int = 2) -> str:
             counts[key] += 1
             spelled.setdefault(key, full)
             first_at[key] = min(first_at.get(key, match.start()), match.start())
-    if not counts:
-        return ""
-    best = max(counts, key=lambda k: (counts[k], -first_at[k]))
-    return spelled[best] if counts[best] >= minimum or first_at[best] < 1500 else ""
+    return counts, spelled, first_at
+
+
+def _co_entities(entity: str, text: str) -> list[str]:
+    """Other legal names printed about as often as the entity (a report of two issuers: KP Tissue / Kruger).
+
+    Only for an entity found by frequency (a registrant line or 公司简介 is authoritative): names at
+    least :data:`_CO_SHARE` as frequent as the entity's, and at least :data:`_CO_MIN` times.
+    """
+    counts, spelled, _ = _company_counts(text)
+    own = entity_key(entity)
+    top = max((n for k, n in counts.items() if k == own or own in k or k in own), default=0)
+    out = []
+    for key, n in counts.most_common(6):
+        if key == own or own in key or key in own or n < max(_CO_MIN, _CO_SHARE * top):
+            continue
+        if any(key in entity_key(o) or entity_key(o) in key for o in out):
+            continue
+        out.append(_tidy(spelled[key]))
+    return out[:2]
+
+
+_CO_SHARE = 0.4
+_CO_MIN = 5
 
 
 def _tidy(name: str) -> str:
