@@ -18,10 +18,12 @@ from retrieval.answerers.catalog import DocumentList
 from retrieval.answerers.empty import EmptyKnowledgeBase
 from retrieval.answerers.extractive import RetrievalExtractive
 from retrieval.answerers.model import RetrievalWithModel
+from retrieval.answerers.not_in_kb import NotInKnowledgeBase
 from retrieval.answerers.rule import RuleHandler
 from retrieval.answerers.summary import SummaryTree
 from retrieval.answerers.table_probe import TableProbe
 from retrieval.answerers.tables import StoredTables
+from retrieval.answerers.yes_no import YesNo
 from retrieval.answering import Answer, AnswerEvent
 from retrieval.context import QuestionContext
 
@@ -38,11 +40,13 @@ class Answerer(Protocol):
 ANSWERERS: tuple[Answerer, ...] = (
     EmptyKnowledgeBase(),  # nothing indexed: how to start
     DocumentList(),  # "which documents do you have?": the catalog
+    NotInKnowledgeBase(),  # a company no document is about: said, not answered from another company's report
     SummaryTree(),  # whole-document questions: the summary trees (missing ones are queued)
     StoredTables(),  # count / aggregate / list routes: the stored tables
     RuleHandler(),  # the other L0 handlers over the stored parsed documents
     TableProbe(),  # a computation phrased as a plain question: only an exact table answer
     RetrievalWithModel(),  # retrieved chunks (and what earlier answerers handed over) to the model
+    YesNo(),  # no model, a yes/no question: "Yes" with the evidence, or "Not found"
     RetrievalExtractive(),  # no model: quoted sentences, or the rule result waiting as fallback
 )
 

@@ -71,7 +71,10 @@ def plan_question(question: str, store: TableStore, doc_ids: Sequence[str] | Non
     named = [link for link in linked if link.sheet_named]
     pool = named or linked
     best = max(link.coverage for link in pool)
-    if best == 0 and len(pool) > 1:
+    # Nothing of the question is a column or a value: not a question about these tables ("what was the total
+    # revenue of Medallion Financial" over another company's board-pay table), unless nothing is left over
+    # either ("一共有多少条？" over the one table in scope).
+    if best == 0 and (len(pool) > 1 or any(link.leftover for link in pool)):
         names = [t.name for t in tables]
         return QuestionPlan(None, Refusal("问题中的词语与范围内表格的列名、单元格值都对不上。",
                                           "No word of the question matches a column or a cell value in scope.",
