@@ -266,7 +266,8 @@ GENERIC_CN = (
     "摘要",
 )
 _LEGAL_WORDS = frozenset(
-    [
+    ["pty"]
+    + [
         "inc",
         "incorporated",
         "corp",
@@ -480,7 +481,7 @@ def _english(text: str, title: str, subject: DocumentSubject, body: str) -> None
     name, source = _registrant(text), "registrant"
     if not name:
         entity = _NAME_OF_ENTITY.search(text)
-        name, source = (entity.group(1).strip(), "cover") if entity else ("", "")
+        name, source = (_cut_after_legal(entity.group(1).strip()), "cover") if entity else ("", "")
     if not name:
         name, source = _title_name(title), "metadata"
     if not name and body:
@@ -495,6 +496,8 @@ def _english(text: str, title: str, subject: DocumentSubject, body: str) -> None
             name, source = cover.group(1), "cover"
     if name:
         subject.entity, subject.sources["entity"] = _tidy(name), source
+        if source == "registrant" and not subject.kind:
+            subject.kind = KIND_ANNUAL  # an SEC cover page (10-K / 20-F; a 10-Q says so and is matched first)
         if source == "frequency":
             subject.other_entities = _co_entities(name, body or text)
     elif subject.kind:  # a report whose pages name no company: its metadata title may ("Commerzbank Konzern_GB")
@@ -506,6 +509,12 @@ def _english(text: str, title: str, subject: DocumentSubject, body: str) -> None
     codes = [m.group(1) for m in _TICKER_EXCHANGE.finditer(search_in)]
     codes += [m.group(1) for m in _TICKER_ASX.finditer(search_in)]
     subject.codes = [c for c in dict.fromkeys(codes) if c.lower() not in GENERIC_WORDS and c not in ("LLC", "USD")][:4]
+
+
+def _cut_after_legal(name: str) -> str:
+    """ "BetMakers Technology Group Ltd ABN: 21 164 521 395" -> "BetMakers Technology Group Ltd"."""
+    match = re.search(rf"(?:,?\s+)(?:{_LEGAL_EN})(?![A-Za-z])", name)
+    return name[: match.end()].strip() if match else name
 
 
 def _registrant(text: str) -> str:

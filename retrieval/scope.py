@@ -183,7 +183,7 @@ def resolve_named(question: str, catalog: Mapping[str, CatalogEntry]) -> Scope |
             # "星河智能和蓝海物流签的技术服务合同": the document named is no report of the company named
             # (a party to it); both stay in scope and retrieval ranks inside them.
             both = list(dict.fromkeys([*by_name.doc_ids, *subjects.doc_ids]))
-        matched = {d: by_name.matched.get(d) or subjects.matched.get(d, "") for d in both}
+        matched = {d: subjects.matched.get(d) or by_name.matched.get(d, "") for d in both}
         return Scope("named", both, superseded=by_name.superseded, matched=matched, reasons=by_name.reasons)
     # The question names a company: its documents, or none at all when no document is about it.
     return Scope(
@@ -201,6 +201,9 @@ def _resolve_by_name(question: str, catalog: Mapping[str, CatalogEntry]) -> Scop
     lowered = question.lower()
     strong: dict[str, tuple[int, str]] = {}
     for doc_id, entry in catalog.items():
+        subject = entry.profile.subject
+        if subject is not None and subject.kind and subject.entity:
+            continue  # a report is named by its company (retrieval.subjects), not by its title
         best = _name_match(text, entry)
         if best is not None:
             strong[doc_id] = best

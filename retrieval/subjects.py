@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 #: A company-like name in a question: capitalised words ending in a legal form.
 _QUESTION_COMPANY = re.compile(
     r"\b((?:[A-Z][A-Za-z0-9&'’.\-]*[ \t]+){0,5}?[A-Z][A-Za-z0-9&'’.\-]*),?[ \t]+"
-    r"(Inc\.?|Incorporated|Corporation|Corp\.?|Company|plc|PLC|Plc|Limited|Ltd\.?|LTD|Holdings|Group|N\.V\.|S\.A\.|"
+    r"((?i:Inc\.?|Incorporated|Corporation|Corp\.?|Company|Co\.|plc|Limited|Ltd\.?|Holdings|Group)|N\.V\.|S\.A\.|"
     r"AG|SE|LLC|L\.P\.)(?![A-Za-z])"
 )
 _QUESTION_COMPANY_CN = re.compile(r"([\u4e00-\u9fff]{2,20}?(?:股份有限公司|有限责任公司|有限公司|集团))")
