@@ -266,8 +266,8 @@ GENERIC_CN = (
     "摘要",
 )
 _LEGAL_WORDS = frozenset(
-    ["pty"]
-    + [
+    [
+        "pty",
         "inc",
         "incorporated",
         "corp",

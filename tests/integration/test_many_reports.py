@@ -86,7 +86,7 @@ def test_every_report_knows_its_company(service: QuestionService) -> None:
 
 
 def test_the_named_company_scopes_the_answer_and_no_versions_across_companies(service: QuestionService) -> None:
-    for i, (name, _, _, revenue) in enumerate(COMPANIES):
+    for i, (name, _, _, _) in enumerate(COMPANIES):
         answer = service.ask(f"What was the revenue of {name} in the annual report?")
         assert _scope_files(answer) == [f"report_{i}.md"], name
         assert "version" not in answer.text.lower(), answer.text
