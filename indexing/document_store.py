@@ -60,5 +60,24 @@ class DocumentStore:
         rows = self.registry.profiles(doc_ids)
         return {doc_id: DocumentProfile.from_dict(json.loads(raw)) for doc_id, raw in rows.items()}
 
+    def refresh_profiles(self, doc_ids: Iterable[str] | None = None) -> int:
+        """Compute the profiles again from the stored documents; returns how many were rewritten.
+
+        Why: a knowledge base indexed before profiles carried a subject (company, year) or a content
+        signature gets them without parsing any file again. A maintenance step (benchmarks, upgrades),
+        never run on the question path.
+        """
+        count = 0
+        for doc_id in list(self.registry.profiles(doc_ids)):
+            data = self.registry.get_parsed(doc_id)
+            if data is None:
+                continue
+            document = ParsedDocument.from_dict(json.loads(zlib.decompress(data).decode("utf-8", "surrogatepass")))
+            profile = build_profile(doc_id, document)
+            with self.registry.transaction():
+                self.registry.put_parsed(doc_id, data, json.dumps(profile.to_dict()))
+            count += 1
+        return count
+
 
 __all__ = ["DocumentStore"]

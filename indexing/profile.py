@@ -8,6 +8,12 @@ hundred bytes per document from the registry is cheap, re-reading parsed documen
   the file name without suffix, the first headings, sheet names — what people type.
 * ``family``: the title with version marks, dates and punctuation removed, so that
   "差旅费管理办法（2023年修订）" and "差旅费管理办法 V2.0" are one family (two versions).
+  Empty when the title names nothing ("Annual Report", "Microsoft Word - R1", an empty PDF
+  title): such documents are never grouped as versions by their title.
+* ``subject``: what the document is about (company, short names, codes, kind, fiscal year;
+  ``indexing.subjects``), read from its first pages: scope by company and year uses it.
+* ``signature``: a MinHash of the text's shingles, so that two documents are only called versions
+  of one another when their contents overlap.
 * ``version_number`` / ``effective_date``: what the document states about itself
   (``indexing.chunking.versions``), used to order versions of a family; the file's
   modification time breaks ties.
@@ -21,6 +27,7 @@ from pathlib import PurePath
 from typing import Any
 
 from indexing.chunking.versions import detect_version
+from indexing.subjects import DocumentSubject, entity_key, extract_subject, is_specific
 from officeqa.domain import Block, BlockRole, BlockType, ParsedDocument
 from prompts.language import detect_language
 
@@ -28,8 +35,20 @@ MAX_NAMES = 12
 MAX_HEADINGS = 5
 MAX_NAME_CHARS = 60
 
-_CN_DIGITS = {"〇": 0, "零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
-              "六": 6, "七": 7, "八": 8, "九": 9}
+_CN_DIGITS = {
+    "〇": 0,
+    "零": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
 _VERSION_MARKS = re.compile(
     r"[（(【\[]?\s*(?:"
     r"\d{4}\s*年\s*(?:\d{1,2}\s*月\s*(?:\d{1,2}\s*日)?)?\s*(?:第[一二三四五六七八九十\d]{1,3}次)?\s*(?:修[订正]|版|发布)?(?:版|稿)?"
@@ -61,6 +80,8 @@ class DocumentProfile:
     effective_date: str | None = None
     sheets: list[str] = field(default_factory=list)
     has_tables: bool = False
+    subject: DocumentSubject | None = None
+    signature: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -68,6 +89,7 @@ class DocumentProfile:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DocumentProfile:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        known["subject"] = DocumentSubject.from_dict(known.get("subject"))
         return cls(**known)
 
     def version_key(self) -> tuple[str, tuple[int, ...]]:
@@ -98,14 +120,64 @@ def build_profile(doc_id: str, document: ParsedDocument) -> DocumentProfile:
         doc_id=doc_id,
         title=title,
         names=names,
-        family=name_key(title) or name_key(stem),
+        family=family_key(title, stem),
         language=detect_language(sample) if sample else "zh",
         version=version,
         version_number=_version_number(version, title, stem),
         effective_date=_effective_date(version),
         sheets=sheets,
         has_tables=any(b.type is BlockType.TABLE for b in document.blocks),
+        subject=extract_subject(document),
+        signature=text_signature(body),
     )
+
+
+_TITLE_NOISE = re.compile(r"^\s*microsoft\s+(?:word|excel|powerpoint)\s*[-–]\s*", re.IGNORECASE)
+_FILE_LIKE = re.compile(r"\.(?:pdf|docx?|xlsx?|pptx?)\s*$|^[\d\W_]+$|^\d{10}-\d{2}-\d{6}$", re.IGNORECASE)
+
+
+def family_key(title: str, stem: str) -> str:
+    """The version family of a document: its title, else its file name, when either names something.
+
+    "Annual Report", "2022 Annual Report", "年度报告", an empty or file-like title ("0001213900-23-024631",
+    "23-6625-1_print_v1.pdf") give no family from the title: many unrelated documents carry them.
+    """
+    for name in (_TITLE_NOISE.sub("", title), stem):
+        if not name or _FILE_LIKE.search(name.strip()):
+            continue
+        key = name_key(name)
+        if key and is_specific(entity_key(_VERSION_MARKS.sub(" ", name))):
+            return key
+    return ""
+
+
+#: MinHash size; 64 hashes tell 0.3 overlap from 0.0 well enough for "is this a version of that".
+SIGNATURE_SIZE = 64
+_SHINGLE = 12
+_MAX_SIGNATURE_CHARS = 400_000
+_MASK = (1 << 61) - 1
+
+
+def text_signature(texts: list[str]) -> list[int]:
+    """MinHash of the text's character shingles (whitespace removed): equal shares estimate content overlap."""
+    import hashlib
+
+    text = re.sub(r"\s+", "", "".join(texts))[:_MAX_SIGNATURE_CHARS]
+    if len(text) < _SHINGLE:
+        return []
+    step = max(1, len(text) // 20_000)  # long documents: every step-th shingle, still thousands of them
+    hashes = {
+        int.from_bytes(hashlib.blake2b(text[i : i + _SHINGLE].encode("utf-8", "surrogatepass"), digest_size=8).digest())
+        for i in range(0, len(text) - _SHINGLE + 1, step)
+    }
+    return [min(((h * (2 * k + 1) + k) & _MASK) for h in hashes) for k in range(SIGNATURE_SIZE)]
+
+
+def content_overlap(a: list[int], b: list[int]) -> float | None:
+    """Estimated share of shingles two documents have in common, or None when either has no signature."""
+    if not a or not b or len(a) != len(b):
+        return None
+    return sum(1 for x, y in zip(a, b, strict=True) if x == y) / len(a)
 
 
 def _title(document: ParsedDocument, body_blocks: list[Block], headings: list[str], stem: str) -> str:
@@ -165,4 +237,4 @@ def _effective_date(version: str | None) -> str | None:
     return None
 
 
-__all__ = ["DocumentProfile", "build_profile", "name_key"]
+__all__ = ["DocumentProfile", "build_profile", "content_overlap", "family_key", "name_key", "text_signature"]

@@ -54,6 +54,10 @@ def scope_notes(scope: Scope, catalog: Mapping[str, CatalogEntry], language: str
         version = (entry.profile.version if entry and entry.profile.version else "") or "—"
         lines.append(message("newest_version", language, newer=document_name(newer, catalog),
                              older=document_name(older, catalog), version=version))
+        if older in scope.reasons:  # which documents were treated as versions, and why
+            lines.append(message("version_reason", language, reason=scope.reasons[older]))
+    if scope.missing and scope.doc_ids:
+        lines.append(message("subject_partly_missing", language, names=", ".join(scope.missing)))
     return lines
 
 

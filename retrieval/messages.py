@@ -33,6 +33,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "scope_retrieved": "依据检索到的文档：{documents}",
         "scope_unknown": "未找到指定的文档：{documents}",
         "newest_version": "同一文档有多个版本，已采用最新版本《{newer}》（{version}），未采用《{older}》。",
+        "version_reason": "判断为同一文档的版本的依据：{reason}。",
+        "subject_missing": "知识库中没有关于{names}的文档，因此不从其他公司的报告作答。",
+        "subject_missing_known": "知识库中的报告涉及：{known}。",
+        "subject_partly_missing": "知识库中没有关于{names}的文档；以下只根据其余公司的报告作答。",
+        "yes_no_yes": "是。文档中有相关记载：",
+        "yes_no_not_found": "未找到：范围内的文档没有提到这一点。",
+        "yes_no_closest": "最接近的内容（不足以确认）：",
         "not_stored": "文档《{document}》的解析结果未保存（索引早于此功能），请运行 `officeqa reindex`。",
         "no_documents": "知识库中没有可用于回答的文档。",
         "summary_queued": "《{documents}》的摘要树尚未生成，已加入后台生成队列；以下回答来自检索。",
@@ -74,6 +81,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "scope_unknown": "These documents were not found: {documents}",
         "newest_version": "Several versions of one document exist; the newest, \u201c{newer}\u201d ({version}), was "
         "used instead of \u201c{older}\u201d.",
+        "version_reason": "Treated as versions of one document because: {reason}.",
+        "subject_missing": "The knowledge base has no document about {names}, so no other company's report is used "
+        "to answer.",
+        "subject_missing_known": "Its reports are about: {known}.",
+        "subject_partly_missing": "The knowledge base has no document about {names}; the answer rests on the other "
+        "companies' reports only.",
+        "yes_no_yes": "Yes. The documents mention it:",
+        "yes_no_not_found": "Not found: the documents in scope do not mention this.",
+        "yes_no_closest": "The closest passages (not enough to confirm):",
         "not_stored": "The parsed form of \u201c{document}\u201d is not stored (it was indexed before this feature); "
         "run `officeqa reindex`.",
         "no_documents": "The knowledge base holds no document to answer from.",

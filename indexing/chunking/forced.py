@@ -29,7 +29,11 @@ _SHRINK = 0.8  # a piece above the budget is retried at this share of its length
 def force_split(
     text: str, start: int, end: int, end_kind: End, budget: int, counter: TokenCounter, item: int = 0
 ) -> list[Unit]:
-    """``text[start:end]`` as units of at most ``budget`` tokens (FORCED ends; the last keeps ``end_kind``)."""
+    """``text[start:end]`` as units of at most ``budget`` tokens (FORCED ends; the last keeps ``end_kind``).
+
+    An empty or blank stretch gives no units (a table cell whose header alone is above the budget
+    and whose value is empty reaches here with nothing to cut).
+    """
     small: list[Unit] = []
     for piece, tokens in _pieces(text, start, end, counter, soft=False):
         if tokens <= budget:
@@ -44,7 +48,8 @@ def force_split(
         Unit(p.units[0].start, p.units[-1].end, p.tokens, End.FORCED, item, sealed=any(u.sealed for u in p.units))
         for p in pack(small, budget)
     ]
-    merged[-1].end_kind = end_kind
+    if merged:
+        merged[-1].end_kind = end_kind
     return merged
 
 

@@ -206,6 +206,10 @@ def _row_parts(
             first, used, filled = column, 0, 0
             cost, entry = head_counts[column], entry_counts[column]
         if caption_tokens + cost + entry > target and column == first:
+            if not entries[column]:
+                # A header cell above the budget over an empty value: the row has nothing to say here.
+                first, used, filled = column + 1, 0, 0
+                continue
             # One cell above the budget on its own: its pieces go under its column's header.
             bare = caption_tokens + head_counts[column] > target // 2
             room = target if bare else target - caption_tokens - head_counts[column]

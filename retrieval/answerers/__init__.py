@@ -20,11 +20,13 @@ from retrieval.answerers.extractive import RetrievalExtractive
 from retrieval.answerers.linked_tables import LinkedTables
 from retrieval.answerers.model import RetrievalWithModel
 from retrieval.answerers.model_tables import ModelTablePlan
+from retrieval.answerers.not_in_kb import NotInKnowledgeBase
 from retrieval.answerers.rule import RuleHandler
 from retrieval.answerers.small_talk import SmallTalk
 from retrieval.answerers.summary import SummaryTree
 from retrieval.answerers.table_probe import TableProbe
 from retrieval.answerers.tables import StoredTables
+from retrieval.answerers.yes_no import YesNo
 from retrieval.answering import Answer, AnswerEvent
 from retrieval.context import QuestionContext
 
@@ -42,6 +44,7 @@ ANSWERERS: tuple[Answerer, ...] = (
     EmptyKnowledgeBase(),  # nothing indexed: how to start
     SmallTalk(),  # "hi", "你好", "谢谢": what the assistant can do, not quotes
     DocumentList(),  # "which documents do you have?": the catalog
+    NotInKnowledgeBase(),  # a company no document is about: said, not answered from another company's report
     SummaryTree(),  # whole-document questions: the summary trees (missing ones are queued)
     StoredTables(),  # count / aggregate / list routes: the stored tables
     RuleHandler(),  # the other L0 handlers over the stored parsed documents
@@ -49,6 +52,7 @@ ANSWERERS: tuple[Answerer, ...] = (
     LinkedTables(),  # a count / list / date of a row the rules routed elsewhere: only an exact table answer
     ModelTablePlan(),  # with a model: its JSON query plan, checked against the schema, run by the store
     RetrievalWithModel(),  # retrieved chunks (and what earlier answerers handed over) to the model
+    YesNo(),  # no model, a yes/no question: "Yes" with the evidence, or "Not found"
     RetrievalExtractive(),  # no model: quoted sentences, or the rule result waiting as fallback
 )
 

@@ -18,6 +18,7 @@ from retrieval.knowledge import Knowledge, knowledge_of
 from retrieval.l0 import run_handler
 from retrieval.messages import text as message
 from retrieval.placing import HANDLER_MODES
+from retrieval.question_kind import asks_for_rule
 from retrieval.rule_answers import table_columns
 from retrieval.rules.loader import HANDLER_ROUTES
 from retrieval.tables.answer import TABLE_ROUTES
@@ -31,6 +32,10 @@ class RuleHandler:
         decision = ctx.decision
         if knowledge is None or decision is None or decision.mode not in HANDLER_MODES \
                 or decision.route not in HANDLER_ROUTES or ctx.fallback is not None or "handler_skipped" in ctx.meta:
+            return None
+        if not asks_for_rule(ctx.standalone, decision.route):
+            # "Did ACRES outline new ESG initiatives?" is no request for an outline: retrieval answers it
+            ctx.meta["handler_skipped"] = "the question does not ask for this rule's answer"
             return None
         if decision.mode == "handler_then_model" and ctx.failure is not None:
             ctx.meta["handler_skipped"] = "low-confidence rule and no model to check it"

@@ -13,6 +13,7 @@ from retrieval.answerers.tables import table_answer, table_result
 from retrieval.answering import Answer
 from retrieval.context import QuestionContext
 from retrieval.knowledge import knowledge_of
+from retrieval.question_kind import is_yes_no
 from retrieval.rules.arbitration import DEFAULT_ROUTE
 
 #: Words that ask for a computation over rows.
@@ -29,7 +30,8 @@ class TableProbe:
 
     def answer(self, ctx: QuestionContext) -> Answer | None:
         knowledge = knowledge_of(ctx)
-        if knowledge is None or ctx.route != DEFAULT_ROUTE or not COMPUTES.search(ctx.standalone):
+        if knowledge is None or ctx.route != DEFAULT_ROUTE or not COMPUTES.search(ctx.standalone) \
+                or is_yes_no(ctx.standalone):
             return None
         probe = table_result(knowledge, ctx, "table_aggregate")
         ctx.meta["table_probe"] = probe.result.outcome if probe is not None else "no table"

@@ -18,7 +18,9 @@ from retrieval.context import QuestionContext
 from retrieval.handlers.results import HandlerResult
 from retrieval.knowledge import Knowledge, knowledge_of
 from retrieval.placing import HANDLER_MODES
+from retrieval.question_kind import is_yes_no
 from retrieval.scope import Scope
+from retrieval.table_labels import localize_labels
 from retrieval.tables.answer import TABLE_ROUTES, answer_for_route
 from retrieval.tables.scope import table_documents
 
@@ -43,6 +45,9 @@ class StoredTables:
         decision = ctx.decision
         if knowledge is None or decision is None or decision.mode not in HANDLER_MODES \
                 or decision.route not in TABLE_ROUTES:
+            return None
+        if is_yes_no(ctx.standalone):
+            ctx.meta["handler_skipped"] = "a yes/no question: answered yes or no, not by a table rule"
             return None
         table = table_result(knowledge, ctx, decision.route)
         if table is None:
@@ -95,7 +100,9 @@ def table_result(knowledge: Knowledge, ctx: QuestionContext, route: str) -> Tabl
 def table_answer(knowledge: Knowledge, ctx: QuestionContext, table: TableResult) -> Answer:
     """A table result as the answer, citing the documents whose tables it read."""
     documents, _ = knowledge.stored([d for d in dict.fromkeys(table.doc_ids) if d in ctx.catalog], ctx.catalog)
-    return handled_answer(knowledge, ctx, table.result, table.scope, documents)
+    answer = handled_answer(knowledge, ctx, table.result, table.scope, documents)
+    answer.text = localize_labels(answer.text, ctx.language)
+    return answer
 
 
 __all__ = ["NOT_TABLE_QUESTIONS", "StoredTables", "TableResult", "table_answer", "table_result"]

@@ -72,8 +72,11 @@ def choose_table(links: list[Linked], plan: Callable[[Linked], TableQuery | Refu
     named = [link for link in links if link.sheet_named]
     pool = named or links
     linked_at_all = [link for link in pool if link.coverage > 0 or link.sheet_named]
-    if len(pool) == 1:
-        linked_at_all = pool  # the one table in scope: its planner says what it cannot read
+    if len(pool) == 1 and (pool[0].coverage > 0 or not pool[0].leftover):
+        # the one table in scope: its planner says what it cannot read; but a question none of whose words is a
+        # column or value of it, with words left over ("what was the total revenue of Medallion Financial" over
+        # another company's board-pay table), is not a question about it
+        linked_at_all = pool
     if not linked_at_all:
         names = [link.table.name for link in links]
         return Refusal("问题中的词语与范围内表格的列名、单元格值都对不上。",

@@ -274,3 +274,24 @@ def test_migrate_copies_an_embedded_knowledge_base_without_re_embedding(
         assert kb.documents.get(kb.registry.documents(statuses=[INDEXED])[0].doc_id) is not None
     assert main(["migrate", "--to", "postgres"]) == 4  # the target is not empty: refused, one line
     assert "already holds" in capsys.readouterr().err
+
+
+def test_a_reports_subject_is_stored_with_it_and_refreshed_on_either_backend(make_settings, tmp_path: Path) -> None:
+    """The subject (company, short names, codes, kind, year) and the content signature live in the profile,
+    on both backends; ``refresh_profiles`` recomputes them from the stored parsed documents."""
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    (folder / "ar.md").write_text(
+        "# 年度报告\n\n贵州航天电器股份有限公司 2019 年年度报告\n\n股票简称 航天电器 股票代码 002025\n\n"
+        "公司的中文名称 贵州航天电器股份有限公司\n\n" + "本公司主要从事连接器的研发和生产。" * 30,
+        encoding="utf-8",
+    )
+    with KnowledgeBase.open(make_settings()) as kb:
+        assert not kb.index_paths([folder]).failed
+        (profile,) = kb.documents.profiles().values()
+        assert profile.subject is not None and profile.subject.entity == "贵州航天电器股份有限公司"
+        assert "航天电器" in profile.subject.short_names and profile.subject.codes == ["002025"]
+        assert profile.subject.fiscal_year == 2019 and len(profile.signature) == 64
+        assert kb.documents.refresh_profiles() == 1
+        (again,) = kb.documents.profiles().values()
+        assert again.subject == profile.subject

@@ -1,0 +1,195 @@
+"""Which companies (subjects) a question names, and which of their reports answer it.
+
+Why not titles: in a knowledge base of many similar documents the titles are alike or empty
+("Annual Report", "年度报告", "Microsoft Word - R1"), while every question names the company
+("For Ziff Davis, Inc., what was…", "航天电器2019年的营业收入"). Each document's subject
+(``indexing.subjects.DocumentSubject``: full name, short names, English name, codes, kind,
+fiscal year) was read from its first pages at index time; here the question is matched against
+those names. The rules:
+
+* a name counts when it appears in the question as whole words (Latin, case-insensitive, legal
+  suffixes ignored) or as a run of characters (Chinese); stock codes and tickers as exact tokens;
+* the longest match wins where two matches overlap ("Odyssey Gold" over "Odyssey");
+* every company named is kept (two companies -> both, for a side-by-side answer);
+* of one company's reports, those of the year the question names, else the newest fiscal year;
+  the others are set aside with the reason;
+* a company the question names that no document is about is reported as ``missing``, so the
+  answer can say so instead of answering from another company's report.
+
+Only documents that are reports (a ``kind`` was read: 年度报告, annual report, 10-K, …) are
+scoped by their company: a contract or a memo names counterparties it is not about.
+
+Pure functions over the catalog the service supplies (``retrieval.scope.CatalogEntry``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from indexing.subjects import DocumentSubject, entity_key, is_specific, short_key
+
+if TYPE_CHECKING:
+    from retrieval.scope import CatalogEntry
+
+#: A company-like name in a question: capitalised words ending in a legal form.
+_QUESTION_COMPANY = re.compile(
+    r"\b((?:[A-Z][A-Za-z0-9&'’.\-]*[ \t]+){0,5}?[A-Z][A-Za-z0-9&'’.\-]*),?[ \t]+"
+    r"((?i:Inc\.?|Incorporated|Corporation|Corp\.?|Company|Co\.|plc|Limited|Ltd\.?|Holdings|Group)|N\.V\.|S\.A\.|"
+    r"AG|SE|LLC|L\.P\.)(?![A-Za-z])"
+)
+_QUESTION_COMPANY_CN = re.compile(r"([\u4e00-\u9fff]{2,20}?(?:股份有限公司|有限责任公司|有限公司|集团))")
+_QUOTED = re.compile(r"[\"“]([^\"”]{3,60})[\"”]")
+_YEAR = re.compile(r"(?<!\d)(20[0-4]\d|19[89]\d)(?!\d)")
+_LEADING = re.compile(
+    r"^(?:(?:For|Did|Does|Do|What|Which|How|Was|Were|Is|Are|The|In|At|Of|According|To|By|Has|Had)\s+)+"
+)
+_TICKER = re.compile(r"(?<![A-Za-z0-9])([A-Z]{2,5})(?![A-Za-z0-9])")
+_DIGITS6 = re.compile(r"(?<!\d)(\d{6})(?!\d)")
+
+
+@dataclass(slots=True)
+class SubjectScope:
+    """The documents the named subjects select, and why."""
+
+    doc_ids: list[str] = field(default_factory=list)
+    matched: dict[str, str] = field(default_factory=dict)  # doc id -> the name found in the question
+    entities: list[str] = field(default_factory=list)  # the companies named, as the documents spell them
+    years: list[int] = field(default_factory=list)  # years the question names
+    set_aside: dict[str, str] = field(default_factory=dict)  # doc id -> why (another year of the same company)
+    missing: list[str] = field(default_factory=list)  # names in the question no document is about
+
+
+def question_years(question: str) -> list[int]:
+    """The years a question names ("2019年", "fiscal 2022", "in 2021")."""
+    return sorted({int(y) for y in _YEAR.findall(question)})
+
+
+def resolve_subjects(question: str, catalog: Mapping[str, CatalogEntry]) -> SubjectScope | None:
+    """The subject scope of ``question``, or None when it names no company (retrieval decides then)."""
+    latin = _latin_text(question)
+    cjk = re.sub(r"\s+", "", question)
+    hits: dict[str, tuple[str, str]] = {}  # doc id -> (matched key, the name as the document spells it)
+    for doc_id, entry in catalog.items():
+        subject = entry.profile.subject
+        if subject is None or subject.is_empty or not subject.kind:
+            continue  # only reports: a contract or a memo names its counterparties, which it is not "about"
+        found = _best_match(subject, latin, cjk, question)
+        if found is not None:
+            hits[doc_id] = found
+    hits = _drop_shadowed(hits)
+    missing = _missing_names(question, hits, catalog)
+    if not hits:
+        return SubjectScope(missing=missing) if missing else None
+    years = question_years(question)
+    kept, set_aside = _pick_reports(list(hits), catalog, years)
+    entities = list(dict.fromkeys(_display(catalog[d].profile.subject) for d in kept))
+    return SubjectScope(
+        doc_ids=kept,
+        matched={d: hits[d][1] for d in kept},
+        entities=entities,
+        years=years,
+        set_aside=set_aside,
+        missing=missing,
+    )
+
+
+def _latin_text(text: str) -> str:
+    """ " for ziff davis inc what was " — lower case, words separated by single spaces, padded."""
+    words = re.split(r"[\W_]+", text.lower().replace("&", " and "))
+    return " " + " ".join(w for w in words if w) + " "
+
+
+def _latin_keys(subject: DocumentSubject) -> list[str]:
+    keys = subject.keys()
+    return list(dict.fromkeys([*keys, *(short_key(k) for k in keys if is_specific(short_key(k)))]))
+
+
+def _best_match(subject: DocumentSubject, latin: str, cjk: str, question: str) -> tuple[str, str] | None:
+    """(key, name) of the longest name of ``subject`` in the question; codes count as short names."""
+    best: tuple[str, str] | None = None
+    for key in _latin_keys(subject):
+        cjk_key = any("\u4e00" <= ch <= "\u9fff" for ch in key)
+        hit = key in cjk if cjk_key else f" {key} " in latin
+        if hit and (best is None or len(key) > len(best[0])):
+            best = (key, _display(subject))
+    if best is None:
+        tickers = set(_TICKER.findall(question)) | set(_DIGITS6.findall(question))
+        for code in subject.codes:
+            if code in tickers:
+                return code, _display(subject)
+    return best
+
+
+def _display(subject: DocumentSubject | None) -> str:
+    if subject is None:
+        return ""
+    return subject.entity or (subject.short_names[0] if subject.short_names else "")
+
+
+def _drop_shadowed(hits: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """Drop a match that a longer match contains ("odyssey" when "odyssey gold" also matched)."""
+    keys = {k for k, _ in hits.values()}
+    longer = {k for k in keys if any(k != o and k in o for o in keys)}
+    return {d: v for d, v in hits.items() if v[0] not in longer}
+
+
+def _missing_names(question: str, hits: dict[str, tuple[str, str]], catalog: Mapping[str, CatalogEntry]) -> list[str]:
+    """Company names in the question that no document's subject carries."""
+    names = [_LEADING.sub("", f"{m.group(1)} {m.group(2)}").strip() for m in _QUESTION_COMPANY.finditer(question)]
+    names += [m.group(1) for m in _QUESTION_COMPANY_CN.finditer(question)]
+    names += [m.group(1) for m in _QUOTED.finditer(question)]
+    known: set[str] = set()
+    for entry in catalog.values():
+        subject = entry.profile.subject
+        if subject is not None:
+            known.update(_latin_keys(subject))
+    if not any(e.profile.subject is not None and e.profile.subject.kind for e in catalog.values()):
+        return []  # a knowledge base without reports: a company name is just a word of the question
+    matched = {k for k, _ in hits.values()}
+    out: list[str] = []
+    for name in names:
+        key = entity_key(name)
+        if not is_specific(key):
+            continue
+        if any(k and (k in key or key in k) for k in matched | known):
+            continue
+        if name not in out:
+            out.append(name)
+    return out
+
+
+def _pick_reports(
+    doc_ids: list[str], catalog: Mapping[str, CatalogEntry], years: list[int]
+) -> tuple[list[str], dict[str, str]]:
+    """Per company: the reports of the named years, else of its newest fiscal year; why the others were set aside."""
+    by_entity: dict[str, list[str]] = {}
+    for doc_id in doc_ids:
+        subject = catalog[doc_id].profile.subject
+        key = f"{entity_key(_display(subject)) or doc_id}|{subject.kind if subject else ''}"
+        by_entity.setdefault(key, []).append(doc_id)  # one company's reports of one kind: years compete
+    kept: list[str] = []
+    set_aside: dict[str, str] = {}
+    for members in by_entity.values():
+        dated = {d: catalog[d].profile.subject.fiscal_year for d in members}  # type: ignore[union-attr]
+        named = [d for d in members if dated[d] in years]
+        if named:
+            chosen = named
+            why = "the question names {years}; this report covers {year}"
+        elif any(dated.values()):
+            newest = max(y for y in dated.values() if y)
+            chosen = [d for d in members if dated[d] in (newest, None)]
+            why = "the newest report (" + str(newest) + ") answers when no year is named; this one covers {year}"
+        else:
+            chosen = members
+            why = ""
+        kept.extend(chosen)
+        for d in members:
+            if d not in chosen:
+                set_aside[d] = why.format(years=", ".join(map(str, years)), year=dated[d])
+    return kept, set_aside
+
+
+__all__ = ["SubjectScope", "question_years", "resolve_subjects"]
