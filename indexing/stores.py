@@ -37,26 +37,36 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
+from filelock import FileLock, Timeout
 
+from indexing.bm25_index import BM25Index
 from indexing.bm25_store import BM25Store
 from indexing.document_store import DocumentStore
+from indexing.jobs import FAILED as JOB_FAILED
 from indexing.jobs import KIND_INDEX, Job, JobQueue
 from indexing.locking import WriteLock
-from indexing.registry import DUPLICATE, FAILED, INDEXED, PENDING, REMOVED, DocumentRecord, Registry, now_iso
+from indexing.registry import (
+    DUPLICATE,
+    FAILED,
+    INDEXED,
+    PENDING,
+    REGISTRY_FIX,
+    REMOVED,
+    DocumentRecord,
+    Registry,
+    now_iso,
+)
 from indexing.sinks import DocumentSink
 from indexing.table_store import TableSink
-from indexing.vector_store import CHROMA_FIX, VectorStore, chunk_metadata, fingerprint, probe
+from indexing.vector_store import CHROMA_FIX, VectorStore, chunk_metadata, damaged_file, fingerprint, probe
 from indexing.walking import absolute, display_path
 from officeqa.domain import Chunk, ParsedDocument
+from officeqa.embeddings import Embedder, create_embedder
 from officeqa.errors import DocumentNotFound, IndexConsistencyError, StoreDamaged
 from officeqa.settings import Settings
-
-if TYPE_CHECKING:
-    from indexing.bm25_index import BM25Index
-    from officeqa.embeddings import Embedder
 
 #: the Chroma generation this process's Chroma system reflects, per Chroma folder
 _CHROMA_SEEN: dict[str, int] = {}
@@ -164,8 +174,6 @@ class Stores:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            from officeqa.embeddings import create_embedder
-
             self._embedder = create_embedder(self.settings.embedding, self.settings.ollama)
         return self._embedder
 
@@ -213,16 +221,12 @@ class Stores:
             return
         problem = probe(self.chroma_path)
         if problem is not None:
-            from indexing.vector_store import damaged_file
-
             raise StoreDamaged(damaged_file(self.chroma_path, problem), problem, CHROMA_FIX)
         self._record_fingerprints(bm25=False)
 
     def _writer_busy(self) -> bool:
         if self.lock.held:
             return False
-        from filelock import FileLock, Timeout
-
         probe_lock = FileLock(str(self.lock.data_dir / "write.lock"), preserve_lock_file=True)
         try:
             probe_lock.acquire(timeout=0)
@@ -265,8 +269,6 @@ class Stores:
         """
         problem = self.registry.quick_check()
         if problem is not None:
-            from indexing.registry import REGISTRY_FIX
-
             raise StoreDamaged(f"the registry {self.registry.path}", problem, REGISTRY_FIX)
         if self.registry.get_meta("bm25_fingerprint") != self._bm25_fingerprint() or not self._bm25_files_exist():
             self.bm25_store.verify()
@@ -491,8 +493,6 @@ class Stores:
         registry row stays ``indexed`` for the old content hash and carries the new error.
         Returns the job's new state.
         """
-        from indexing.jobs import FAILED as JOB_FAILED
-
         with self.writing():
             with self.registry.transaction():
                 if not self.jobs.is_mine_in_tx(job.id, job.worker_id or ""):

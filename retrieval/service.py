@@ -131,9 +131,9 @@ class QuestionService:
     ) -> QuestionService:
         """A service over the knowledge base ``settings`` name; ``generator="ollama"`` talks to settings.ollama,
         ``None`` never calls a model (extractive answers). Use as a context manager or call :meth:`close`."""
-        from indexing.knowledge_base import KnowledgeBase
+        from indexing.storage import open_knowledge_base
 
-        kb = KnowledgeBase.open(settings, embedder)
+        kb = open_knowledge_base(settings, embedder)
         if generator == "ollama":
             from officeqa.generation import OllamaGenerator
 

@@ -18,6 +18,7 @@ from postgres_server import new_schema
 
 from indexing.knowledge_base import KnowledgeBase
 from indexing.registry import INDEXED, REMOVED
+from indexing.storage import open_knowledge_base
 from officeqa.embeddings import HashEmbedder
 from officeqa.errors import IndexConsistencyError
 from officeqa.settings import EmbeddingSettings, Settings, StorageSettings
@@ -71,7 +72,7 @@ def assert_clean(kb: KnowledgeBase) -> None:
 
 
 def test_index_search_update_delete_reindex_and_check(make_settings, docs: Path, backend: str) -> None:
-    with KnowledgeBase.open(make_settings()) as kb:
+    with open_knowledge_base(make_settings()) as kb:
         assert kb.backend == backend
         report = kb.index_paths([docs], workers=1)
         assert len(report.added) == 3 and not report.failed
@@ -113,9 +114,9 @@ def test_index_search_update_delete_reindex_and_check(make_settings, docs: Path,
 
 def test_mixing_embedding_models_is_refused(make_settings, docs: Path) -> None:
     settings = make_settings()
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         kb.index_paths([docs], workers=1)
-    with (KnowledgeBase.open(settings, embedder=HashEmbedder(dim=128)) as kb,
+    with (open_knowledge_base(settings, embedder=HashEmbedder(dim=128)) as kb,
           pytest.raises(IndexConsistencyError, match="cannot be mixed")):
         kb.vectors.query(np.ones(128, dtype=np.float32), 3, kb.model)
 
@@ -124,7 +125,7 @@ def test_both_backends_rank_the_same_knowledge_base_identically(
     tmp_path: Path, corpus_dir: Path, postgres_dsn: str
 ) -> None:
     files = sorted([*(corpus_dir / "txt").glob("*.txt"), *(corpus_dir / "md").glob("*.md")])
-    kbs = {b: KnowledgeBase.open(settings_for(b, tmp_path / b, postgres_dsn)) for b in ("embedded", "postgres")}
+    kbs = {b: open_knowledge_base(settings_for(b, tmp_path / b, postgres_dsn)) for b in ("embedded", "postgres")}
     try:
         for kb in kbs.values():
             kb.index_paths(files, workers=1)
@@ -155,10 +156,10 @@ def test_both_backends_rank_the_same_knowledge_base_identically(
 
 def test_jobs_are_claimed_once_by_concurrent_workers(tmp_path: Path, postgres_dsn: str) -> None:
     """Eight threads, each with its own handle (its own connections), claim from one queue: no job twice."""
-    from indexing.storage import job_queue
+    from indexing.backends import job_queue
 
     settings = settings_for("postgres", tmp_path, postgres_dsn)
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         ids = kb.jobs.enqueue_many((f"/srv/files/{i}.txt", "index", None, False) for i in range(120))
     claimed: list[int] = []
     lock = threading.Lock()
@@ -181,12 +182,12 @@ def test_a_failed_write_leaves_nothing_behind(make_settings, docs: Path, backend
     """One transaction per write: an error after staging rolls the vectors and BM25 postings back too."""
     if backend != "postgres":
         pytest.skip("the embedded backend reconciles after a crash instead (tests/integration/test_ingest_faults.py)")
-    from indexing.ingest import prepare_parsed
     from indexing.parsing import parse_file
+    from indexing.preparation import prepare_parsed
     from indexing.registry import DocumentRecord
     from indexing.walking import file_sha256
 
-    with KnowledgeBase.open(make_settings()) as kb:
+    with open_knowledge_base(make_settings()) as kb:
         path = docs / "contract.txt"
         digest, _ = file_sha256(path)
         prepared = prepare_parsed(kb, parse_file(path), DocumentRecord(path=str(path.resolve()), doc_id=digest))
@@ -207,7 +208,7 @@ def test_a_failed_write_leaves_nothing_behind(make_settings, docs: Path, backend
 
 
 def test_check_finds_and_repair_fixes_a_store_out_of_step(make_settings, docs: Path) -> None:
-    with KnowledgeBase.open(make_settings()) as kb:
+    with open_knowledge_base(make_settings()) as kb:
         kb.index_paths([docs], workers=1)
         victim = sorted(kb.registry.chunk_ids())[0]
         kb.bm25_store.remove([victim])  # behind the commit protocol's back
@@ -250,7 +251,7 @@ def test_migrate_copies_an_embedded_knowledge_base_without_re_embedding(
     tmp_path: Path, docs: Path, postgres_dsn: str, monkeypatch, capsys
 ) -> None:
     embedded = settings_for("embedded", tmp_path, postgres_dsn)
-    with KnowledgeBase.open(embedded) as kb:
+    with open_knowledge_base(embedded) as kb:
         kb.index_paths([docs], workers=1)
         kb.remove(str(docs / "report.md"))  # a removed row and an exclusion travel too
         expected = {m: [(h.chunk_id, round(h.score, 6)) for h in search(kb, "违约金 年假", mode=m, k=5)]
@@ -267,7 +268,7 @@ def test_migrate_copies_an_embedded_knowledge_base_without_re_embedding(
     assert counting.embedded == 0
     monkeypatch.setenv("OFFICEQA_STORAGE__BACKEND", "postgres")
     assert main(["check"]) == 0
-    with KnowledgeBase.open(settings_for("postgres", tmp_path, postgres_dsn, schema)) as kb:
+    with open_knowledge_base(settings_for("postgres", tmp_path, postgres_dsn, schema)) as kb:
         for mode, hits in expected.items():
             assert [(h.chunk_id, round(h.score, 6)) for h in search(kb, "违约金 年假", mode=mode, k=5)] == hits
         assert str((docs / "report.md").resolve()) in kb.registry.exclusions()
