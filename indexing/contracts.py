@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
+from types import TracebackType
 from typing import Any, Protocol
 
 import numpy as np
@@ -165,6 +166,8 @@ class KeywordIndex(Protocol):
     def search_tokens(
         self, tokens: Sequence[str], k: int, allowed_ids: set[str] | None = None
     ) -> list[tuple[str, float]]: ...
+    def __contains__(self, chunk_id: object) -> bool: ...
+    def __len__(self) -> int: ...
 
 
 class KeywordStore(Protocol):
@@ -184,4 +187,18 @@ class KeywordStore(Protocol):
     def fold(self, force: bool = False) -> bool: ...
     def verify(self) -> None: ...
 
-__all__ = ["DocumentRegistry", "JobStore", "KeywordIndex", "KeywordStore", "VectorIndex"]
+class StoreLock(Protocol):
+    """The knowledge base's write lock: one writer at a time across processes, re-entrant within a thread."""
+
+    @property
+    def held(self) -> bool:
+        """This thread is inside the lock."""
+        ...
+
+    def __enter__(self) -> object: ...
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None: ...
+
+
+__all__ = ["DocumentRegistry", "JobStore", "KeywordIndex", "KeywordStore", "StoreLock", "VectorIndex"]

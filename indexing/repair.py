@@ -23,6 +23,7 @@ for a fresh index (re-parsing the source files).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -136,7 +137,7 @@ def check(kb: Stores, limit: int = 50) -> ConsistencyReport:
     return report
 
 
-def _ids_or_damage(report: ConsistencyReport, read: Any) -> set[str] | None:
+def _ids_or_damage(report: ConsistencyReport, read: Callable[[], set[str]]) -> set[str] | None:
     try:
         return read()
     except StoreDamaged as exc:
@@ -219,7 +220,7 @@ def _repair_bm25_file(kb: Stores, report: RepairReport, stamp: str) -> None:
     try:
         kb.bm25_store.verify()
     except StoreDamaged as exc:
-        moved = kb.bm25_store.move_aside(f"damaged-{stamp}")
+        moved = kb.move_bm25_files_aside(f"damaged-{stamp}")
         kb.bm25_store.reset()
         names = ", ".join(p.name for p in moved)
         report.actions.append(f"BM25: {exc.reason}; moved aside ({names}) and rebuilt from the vector store")

