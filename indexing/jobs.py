@@ -215,6 +215,11 @@ class QueueRules:
     #: commit and the follow-up cannot lose it.
     summarise_indexed: bool
 
+    def __init__(self, settings: JobsSettings | None, clock: Callable[[], float]) -> None:
+        self.settings = settings or JobsSettings()
+        self.clock = clock
+        self.summarise_indexed = False
+
     # -- the backend's rows ----------------------------------------------------------------------------
     def enqueue_in_tx(
         self, path: str, kind: str = KIND_INDEX, doc_hash: str | None = None, force: bool = False, source: str = ""
@@ -326,11 +331,9 @@ class JobQueue(QueueRules):
     def __init__(
         self, registry: Registry, settings: JobsSettings | None = None, clock: Callable[[], float] = time.time
     ) -> None:
+        super().__init__(settings, clock)
         self.registry = registry
         self.path = registry.path  # for damage messages
-        self.settings = settings or JobsSettings()
-        self.clock = clock
-        self.summarise_indexed = False
 
     @property
     def _conn(self) -> sqlite3.Connection:

@@ -45,13 +45,11 @@ class PostgresJobQueue(QueueRules):
     def __init__(
         self, registry: PostgresRegistry, settings: JobsSettings | None = None, clock: Callable[[], float] = time.time
     ) -> None:
+        super().__init__(settings, clock)
         self.registry = registry
         self.db = registry.db
         self.s = registry.s
         self.path = registry.path
-        self.settings = settings or JobsSettings()
-        self.clock = clock
-        self.summarise_indexed = False
 
     def _rows(self, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
         return self.db.execute(sql.replace("{s}", self.s), params)
