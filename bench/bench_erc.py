@@ -203,15 +203,15 @@ def main() -> int:
     parser.add_argument("--data-dir", type=Path, default=CACHE / "kb", help="the knowledge base folder")
     args = parser.parse_args()
 
-    from indexing.knowledge_base import KnowledgeBase
     from indexing.registry import FAILED
+    from indexing.storage import open_knowledge_base
     from officeqa.settings import Settings
     from retrieval.service import QuestionService
 
     settings = Settings(data_dir=args.data_dir)
     files = pdfs(args.repo)
     failed: list[str] = []
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         if not args.no_index:
             mark = time.monotonic()
             report = kb.index_paths(files)

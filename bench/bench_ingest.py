@@ -44,9 +44,9 @@ def _settings(data_dir: Path, backend: str, workers: int, attempts: int = 1):
 
 def run_direct(corpus: Path, data_dir: Path, backend: str) -> dict:
     """The baseline: parse (guarded), chunk, embed and write in batches, no queue."""
-    from indexing.ingest import prepare, supported_suffixes
     from indexing.knowledge_base import KnowledgeBase
     from indexing.parsing.guard import GuardedParser
+    from indexing.preparation import prepare, supported_suffixes
     from indexing.registry import DocumentRecord
     from indexing.walking import file_sha256, walk
     from officeqa.errors import UnreadableDocument

@@ -68,7 +68,7 @@ def percentiles(seconds: list[float]) -> tuple[float, float]:
 def open_stores(backend: str, root: Path, dsn: str) -> Stores:
     storage = StorageSettings(backend=backend, postgres_dsn=dsn, postgres_schema=f"bench_{uuid.uuid4().hex[:8]}")
     settings = Settings(data_dir=root / backend, embedding=EmbeddingSettings(backend="hash"), storage=storage)
-    from indexing.storage import open_stores as factory
+    from indexing.backends import open_stores as factory
 
     return factory(settings, HashEmbedder(dim=256))
 

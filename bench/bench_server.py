@@ -163,11 +163,11 @@ def wait_ready(base: str, process: subprocess.Popen, limit: float = 300.0) -> No
 
 
 def build_kb(data_dir: Path, embedder: str) -> int:
-    from indexing.knowledge_base import KnowledgeBase
+    from indexing.storage import open_knowledge_base
     from officeqa.settings import EmbeddingSettings, Settings
 
     settings = Settings(data_dir=data_dir, embedding=EmbeddingSettings(backend=embedder))
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         report = kb.index_paths([CORPUS / f for f in FILES])
         return report.chunks_added
 

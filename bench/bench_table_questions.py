@@ -33,7 +33,7 @@ from eval.table_heldout.gold2 import QUESTIONS2  # noqa: E402
 from eval.table_heldout.judge import judge as judge_fresh  # noqa: E402
 from eval.table_heldout.kb import write_kb  # noqa: E402
 from eval.table_heldout.kb2 import write_kb2  # noqa: E402
-from indexing.knowledge_base import KnowledgeBase  # noqa: E402
+from indexing.storage import open_knowledge_base  # noqa: E402
 from officeqa.settings import EmbeddingSettings, OllamaSettings, Settings  # noqa: E402
 from retrieval.handlers.results import HandlerItem, HandlerResult  # noqa: E402
 from retrieval.service import QuestionService  # noqa: E402
@@ -52,7 +52,7 @@ def _settings(data: Path) -> Settings:
 
 def _index(files: Path, data: Path) -> Settings:
     settings = _settings(data)
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         report = kb.index_paths([files])
     if report.failed:
         raise SystemExit(f"indexing failed: {report.failed}")

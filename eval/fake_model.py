@@ -23,6 +23,9 @@ import re
 from dataclasses import dataclass
 
 from eval.fake_ollama import Reply
+from officeqa.text_tokens import tokenize_for_bm25
+from officeqa.tokens import default_token_counter
+from retrieval.followup import rule_rewrite
 
 __all__ = ["Material", "grounded_reply", "grounded_text", "parse_prompt"]
 
@@ -78,8 +81,6 @@ def parse_prompt(user: str) -> tuple[str, list[Material], str, str]:
 
 def _terms(text: str) -> set[str]:
     """Topic terms: the product's BM25 terms less question words and lone Chinese characters ("去", "报")."""
-    from officeqa.text_tokens import tokenize_for_bm25
-
     return {t for t in tokenize_for_bm25(text)
             if t not in _QUESTION_WORDS and not (len(t) == 1 and "\u4e00" <= t <= "\u9fff")}
 
@@ -126,8 +127,6 @@ def grounded_text(user: str) -> str:
 
 def rewrite_text(user: str) -> str:
     """The fake model's standalone question for a rewrite prompt (see the module docstring)."""
-    from retrieval.followup import rule_rewrite
-
     follow = _FOLLOWUP.search(user)
     previous = _HISTORY_Q.findall(user)
     followup = follow.group(1).strip() if follow else ""
@@ -140,8 +139,6 @@ def grounded_reply(body: dict) -> Reply:
     Its ``prompt_eval_count`` is the prompt's size in the product's own tokenizer (plus a few
     tokens of chat framing per message), as a model with that tokenizer would report it.
     """
-    from officeqa.tokens import default_token_counter
-
     messages = body.get("messages") or []
     user = next((m.get("content", "") for m in reversed(messages) if m.get("role") == "user"), "")
     text = rewrite_text(user) if _FOLLOWUP.search(user) else grounded_text(user)

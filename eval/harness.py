@@ -132,11 +132,11 @@ def git_revision(repo: Path = _REPO) -> str:
 
 def index_knowledge_base(settings: Settings, kb_dir: Path = KB_DIR) -> dict[str, Any]:
     """Index ``kb_dir`` into ``settings.data_dir``; the summary recorded in the report."""
-    from indexing.knowledge_base import KnowledgeBase
+    from indexing.storage import open_knowledge_base
 
     if not kb_dir.is_dir():
         raise ConfigurationError(f"knowledge-base folder {kb_dir} not found (generate it: python -m eval.kb.generate)")
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         report = kb.index_paths([kb_dir])
         status = kb.status()
         build_summary_trees(kb)

@@ -21,6 +21,7 @@ from typing import Any
 
 from eval.retrieval_metrics import evaluate
 from indexing.knowledge_base import KnowledgeBase
+from indexing.preparation import prepare_parsed
 from indexing.registry import DocumentRecord
 from officeqa.domain import Block, BlockType, ParsedDocument
 from officeqa.errors import ConfigurationError
@@ -98,7 +99,6 @@ def index_corpus(kb: KnowledgeBase, rows: Sequence[dict[str, Any]], progress: bo
     """Chunk, embed and write every corpus row (doc id = the row's id); returns the chunk count."""
     from tqdm import tqdm
 
-    from indexing.ingest import prepare_parsed
 
     total = 0
     bar = tqdm(total=len(rows), unit="doc", file=sys.stderr, disable=not progress, desc="index")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from officeqa.settings import RulesSettings
+from retrieval.l0 import L0Router
 
 ROUTE_SET = Path(__file__).resolve().parent / "route_set.jsonl"
 
@@ -53,8 +54,6 @@ def load_set(path: str | Path = ROUTE_SET) -> list[dict[str, Any]]:
 
 def evaluate_routes(path: str | Path = ROUTE_SET, settings: RulesSettings | None = None) -> RouteReport:
     """Route every labelled instruction and compare with its expected route."""
-    from retrieval.l0 import L0Router
-
     router = L0Router(settings or RulesSettings())
     cases = load_set(path)
     report = RouteReport(total=len(cases), correct=0)

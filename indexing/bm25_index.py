@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from officeqa.scripts import detect_script
 from officeqa.text_tokens import tokenize_for_bm25
 
 _FORMAT = "officeqa-bm25/1"
@@ -242,8 +243,6 @@ class BM25Index:
     def _update_script_flags(self) -> None:
         """Classify the terms added since the last call (Han 1, Latin 2, other 0), once per term."""
         if len(self._script_flags) < len(self._vocab):
-            from officeqa.scripts import detect_script
-
             names = list(self._vocab)[len(self._script_flags) :]
             codes = {"zh": 1, "en": 2}
             extra = np.fromiter((codes.get(detect_script(t), 0) for t in names), dtype=np.int8, count=len(names))

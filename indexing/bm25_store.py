@@ -159,13 +159,13 @@ class BM25Store:
         self._append({"op": "add", "ids": list(ids), "tokens": tokens})
         self._log_has_adds = True
 
-    def add_tokenized(self, ids: Sequence[str], tokens: Sequence[Sequence[str]]) -> None:
+    def add_tokenized(self, ids: Sequence[str], token_lists: Sequence[Sequence[str]]) -> None:
         """:meth:`add` with the texts already tokenized (benchmarks that tokenize once)."""
         if not ids:
             return
-        token_lists = [list(t) for t in tokens]
-        self.index.add_tokenized(list(ids), token_lists)
-        self._append({"op": "add", "ids": list(ids), "tokens": token_lists})
+        tokens = [list(t) for t in token_lists]
+        self.index.add_tokenized(list(ids), tokens)
+        self._append({"op": "add", "ids": list(ids), "tokens": tokens})
         self._log_has_adds = True
 
     def remove(self, ids: Iterable[str]) -> int:

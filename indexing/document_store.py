@@ -14,8 +14,8 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Iterable
 
+from indexing.contracts import DocumentRegistry
 from indexing.profile import DocumentProfile, build_profile
-from indexing.registry import Registry
 from officeqa.domain import ParsedDocument
 
 _CACHE_DOCUMENTS = 16
@@ -24,7 +24,7 @@ _CACHE_DOCUMENTS = 16
 class DocumentStore:
     """Parsed documents and their profiles, by doc id (content hash)."""
 
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: DocumentRegistry) -> None:
         self.registry = registry
         self._cache: OrderedDict[str, ParsedDocument] = OrderedDict()
 

@@ -29,14 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from indexing.jobs import DONE, FAILED, KIND_INDEX, KIND_REMOVE, Job
-from indexing.registry import DUPLICATE, INDEXED, REMOVED, DocumentRecord, Registry
-from indexing.stores import PreparedDocument, Stores
+from indexing.preparation import still_valid, supported_suffixes
+from indexing.registry import REMOVED
+from indexing.stores import Stores
 from indexing.walking import Skipped, WalkResult, absolute, display_path, file_sha256, walk
-from officeqa.domain import ParsedDocument
-from officeqa.settings import ChunkingSettings
-
-#: failure kinds that a new ``index`` run tries again even when the file is unchanged
-TRANSIENT_KINDS = frozenset({"timeout", "crashed", "interrupted", "io"})
+from indexing.workers import ProgressBar, WorkerPool
 
 
 @dataclass(slots=True)
@@ -103,44 +100,6 @@ class EnqueueResult:
     walk: WalkResult = field(default_factory=WalkResult)
     unchanged: list[str] = field(default_factory=list)
     failed: list[FileFailure] = field(default_factory=list)
-
-
-def supported_suffixes() -> frozenset[str]:
-    from indexing.parsing import SUPPORTED_SUFFIXES
-
-    return SUPPORTED_SUFFIXES
-
-
-def prepare(chunking: ChunkingSettings, document: ParsedDocument, record: DocumentRecord) -> PreparedDocument:
-    """Chunk a parsed document into a :class:`PreparedDocument` (vectors come later, in batches)."""
-    from indexing.chunking import chunk_document
-
-    result = chunk_document(document, chunking, doc_id=record.doc_id)
-    # Whole-table units of oversize tables are for the table handlers, not retrieval: their
-    # rows are also emitted as ordinary table chunks, which are what gets indexed.
-    chunks = [c for c in result.chunks if c.text.strip() and c.meta.get("retrievable", True)]
-    return PreparedDocument(record=record, chunks=chunks, parsed=document)
-
-
-def prepare_parsed(
-    kb: Stores, document: ParsedDocument, record: DocumentRecord, replaces: str | None = None
-) -> PreparedDocument:
-    """:func:`prepare` with the knowledge base's chunking settings (the eval writes corpora this way)."""
-    prepared = prepare(kb.settings.chunking, document, record)
-    prepared.replaces = replaces
-    return prepared
-
-
-def still_valid(registry: Registry, previous: DocumentRecord) -> bool:
-    """May an unchanged file be skipped? Not while it waits for indexing, its duplicate owner left,
-    or its failure was transient (a timeout or a crashed worker deserves another try)."""
-    if previous.status == INDEXED:
-        return True
-    if previous.status == "failed":
-        return (previous.error_kind or "") not in TRANSIENT_KINDS
-    if previous.status == DUPLICATE:
-        return registry.is_indexed(previous.doc_id)
-    return False
 
 
 def enqueue_paths(
@@ -267,8 +226,6 @@ def run_jobs(
     on_event: Callable[[dict[str, Any]], None] | None = None,
 ) -> None:
     """Run a foreground worker pool until every job in ``job_ids`` is DONE or FAILED."""
-    from indexing.workers import ProgressBar, WorkerPool
-
     wanted = set(job_ids)
     bar = ProgressBar(total=len(wanted), enabled=progress)
     finished: set[int] = set()
@@ -299,10 +256,6 @@ __all__ = [
     "IndexReport",
     "enqueue_paths",
     "index_paths",
-    "prepare",
-    "prepare_parsed",
     "report_from_jobs",
     "run_jobs",
-    "still_valid",
-    "supported_suffixes",
 ]

@@ -32,9 +32,10 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from indexing.registry import Registry, damage_guard, db_path, from_db_path
 from indexing.walking import display_path
@@ -189,27 +190,58 @@ def in_batches(items: Iterable[T], size: int = ENQUEUE_BATCH) -> Iterator[list[T
         yield batch
 
 
-class JobQueue:
-    """The ``jobs`` table of one registry; methods named ``*_in_tx`` run inside the caller's transaction."""
+class _Transactional(Protocol):
+    """What the rules need of a registry: its transactions (a backend's queue narrows the type)."""
 
-    def __init__(
-        self, registry: Registry, settings: JobsSettings | None = None, clock: Callable[[], float] = time.time
-    ) -> None:
-        self.registry = registry
-        self.path = registry.path  # for damage messages
+    def transaction(self) -> AbstractContextManager[Any]: ...
+
+
+class QueueRules:
+    """What a job queue does, written once for both backends: the transitions and their policy.
+
+    Enqueueing in batches, DONE with a re-run or a summary tree queued behind it, a failed attempt
+    becoming RETRY with exponential backoff or FAILED, and a dead worker's RUNNING jobs going back
+    to the queue (or failing after ``jobs.max_interruptions``). A backend supplies the rows: the
+    ``_..._in_tx`` primitives below, each run inside the caller's registry transaction, plus
+    ``enqueue_in_tx`` and ``live_for`` (whose SQL differs: a partial unique index on SQLite, an
+    ``ON CONFLICT`` retry and row locks on PostgreSQL).
+    """
+
+    registry: _Transactional
+    settings: JobsSettings
+    clock: Callable[[], float]
+    #: Queue a ``summarise`` job for a document in the transaction that commits it (added or updated):
+    #: set by a worker pool that builds summary trees (``summary.on_index``), so a crash between the
+    #: commit and the follow-up cannot lose it.
+    summarise_indexed: bool
+
+    def __init__(self, settings: JobsSettings | None, clock: Callable[[], float]) -> None:
         self.settings = settings or JobsSettings()
         self.clock = clock
-        #: Queue a ``summarise`` job for a document in the transaction that commits it (added or updated):
-        #: set by a worker pool that builds summary trees (``summary.on_index``), so a crash between the
-        #: commit and the follow-up cannot lose it.
         self.summarise_indexed = False
 
-    @property
-    def _conn(self) -> sqlite3.Connection:
-        return self.registry.connection
+    # -- the backend's rows ----------------------------------------------------------------------------
+    def enqueue_in_tx(
+        self, path: str, kind: str = KIND_INDEX, doc_hash: str | None = None, force: bool = False, source: str = ""
+    ) -> int:
+        raise NotImplementedError
 
-    # -- enqueue ----------------------------------------------------------------------------
-    @damage_guard
+    def live_for(self, path: str) -> Job | None:
+        raise NotImplementedError
+
+    def _update_in_tx(self, job_id: int, values: dict[str, Any]) -> None:
+        """``UPDATE jobs SET <values> WHERE id = job_id``."""
+        raise NotImplementedError
+
+    def _take_rerun_in_tx(self, job_id: int) -> tuple[str, bool] | None:
+        """The re-run asked while the job ran, (kind, force), cleared from the row; None when none was."""
+        raise NotImplementedError
+
+    def _running_in_tx(self) -> list[Job]:
+        """Every RUNNING job (locked against other requeuers where the backend can)."""
+        raise NotImplementedError
+
+    # -- transitions -------------------------------------------------------------------------------------
     def enqueue(
         self, path: str, kind: str = KIND_INDEX, doc_hash: str | None = None, force: bool = False, source: str = ""
     ) -> int:
@@ -217,7 +249,6 @@ class JobQueue:
         with self.registry.transaction():
             return self.enqueue_in_tx(path, kind, doc_hash, force, source)
 
-    @damage_guard
     def enqueue_many(self, items: Iterable[tuple[str, str, str | None, bool]], source: str = "") -> list[int]:
         """Queue ``(path, kind, doc_hash, force)`` items, 500 per transaction; returns the live job ids."""
         return [job_id for batch in in_batches(items) for job_id in self._enqueue_batch(batch, source)]
@@ -226,6 +257,90 @@ class JobQueue:
         with self.registry.transaction():
             return [self.enqueue_in_tx(p, k, h, f, source) for p, k, h, f in batch]
 
+    def done_in_tx(self, job: Job, outcome: str, chunks: int = 0, message: str | None = None) -> None:
+        """Mark ``job`` DONE inside the transaction that commits its effect; queue its re-run if one was asked."""
+        now = self.clock()
+        self._update_in_tx(job.id, {"state": DONE, "outcome": outcome, "chunks": chunks, "error_kind": None,
+                                    "error_message": message, "finished_at": now, "updated_at": now})
+        self._rerun_in_tx(job)
+        if self.summarise_indexed and job.kind == KIND_INDEX and outcome in ("added", "updated"):
+            self._summarise_in_tx(job)
+
+    def failed_in_tx(self, job: Job, kind: str, message: str, transient: bool) -> str:
+        """Record a failed attempt: RETRY with backoff while attempts remain (transient only), else FAILED."""
+        now = self.clock()
+        attempts = job.attempts + 1
+        if transient and attempts < self.settings.max_attempts:
+            delay = min(self.settings.retry_backoff_max_s, self.settings.retry_backoff_s * 2 ** (attempts - 1))
+            self._update_in_tx(job.id, {"state": RETRY, "attempts": attempts, "error_kind": kind,
+                                        "error_message": message, "next_attempt_at": now + delay,
+                                        "worker_id": None, "updated_at": now})
+            return RETRY
+        if transient:
+            message = f"{message} (gave up after {attempts} attempts: jobs.max_attempts)"
+        self._update_in_tx(job.id, {"state": FAILED, "attempts": attempts, "error_kind": kind,
+                                    "error_message": message, "outcome": "failed", "finished_at": now,
+                                    "updated_at": now})
+        self._rerun_in_tx(job)
+        return FAILED
+
+    def _rerun_in_tx(self, job: Job) -> None:
+        rerun = self._take_rerun_in_tx(job.id)
+        if rerun is not None:
+            self.enqueue_in_tx(job.path, rerun[0], None, rerun[1], job.source)
+
+    def _summarise_in_tx(self, job: Job) -> None:
+        """Queue the summary tree of the document ``job`` just committed, unless the path has a live job
+        already (a re-run of the index job: its own commit queues the summary)."""
+        if self.live_for(job.path) is None:
+            self.enqueue_in_tx(job.path, KIND_SUMMARISE, job.doc_hash, False, "indexed")
+
+    def requeue_dead(self, is_alive: Callable[[Job], bool] | None = None) -> list[Job]:
+        """RUNNING jobs whose worker died go back to the queue (or fail after ``max_interruptions``).
+
+        Not counted as a failed attempt of the file: the worker was killed, the file may be fine.
+        """
+        now = self.clock()
+        lease = self.settings.lease_s
+        alive = is_alive or (lambda job: worker_alive(job.worker_id, job.heartbeat_at, lease, now))
+        requeued: list[Job] = []
+        with self.registry.transaction():
+            for job in self._running_in_tx():
+                if alive(job):
+                    continue
+                interruptions = job.interruptions + 1
+                message = f"the worker {job.worker_id} stopped while handling this job"
+                if interruptions >= self.settings.max_interruptions:
+                    self._update_in_tx(job.id, {"state": FAILED, "interruptions": interruptions,
+                                                "error_kind": INTERRUPTED,
+                                                "error_message": f"{message} {interruptions} times",
+                                                "outcome": "failed", "finished_at": now, "updated_at": now})
+                else:
+                    self._update_in_tx(job.id, {"state": RETRY, "interruptions": interruptions,
+                                                "error_kind": INTERRUPTED, "error_message": f"{message}; requeued",
+                                                "worker_id": None, "next_attempt_at": now, "updated_at": now})
+                requeued.append(job)
+        return requeued
+
+
+class JobQueue(QueueRules):
+    """The ``jobs`` table of one registry; methods named ``*_in_tx`` run inside the caller's transaction."""
+
+    registry: Registry
+
+    def __init__(
+        self, registry: Registry, settings: JobsSettings | None = None, clock: Callable[[], float] = time.time
+    ) -> None:
+        super().__init__(settings, clock)
+        self.registry = registry
+        self.path = registry.path  # for damage messages
+
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        return self.registry.connection
+
+    # -- the rows --------------------------------------------------------------------------------
+    @damage_guard
     def enqueue_in_tx(
         self, path: str, kind: str = KIND_INDEX, doc_hash: str | None = None, force: bool = False, source: str = ""
     ) -> int:
@@ -287,54 +402,22 @@ class JobQueue:
         row = self._conn.execute("SELECT state, worker_id FROM jobs WHERE id = ?", (job_id,)).fetchone()
         return row is not None and row[0] == RUNNING and row[1] == worker_id
 
-    def done_in_tx(self, job: Job, outcome: str, chunks: int = 0, message: str | None = None) -> None:
-        """Mark ``job`` DONE inside the transaction that commits its effect; queue its re-run if one was asked."""
-        now = self.clock()
-        self._conn.execute(
-            "UPDATE jobs SET state = ?, outcome = ?, chunks = ?, error_kind = NULL, error_message = ?, "
-            "finished_at = ?, updated_at = ? WHERE id = ?",
-            (DONE, outcome, chunks, message, now, now, job.id),
-        )
-        self._rerun_in_tx(job)
-        if self.summarise_indexed and job.kind == KIND_INDEX and outcome in ("added", "updated"):
-            self._summarise_in_tx(job)
+    @damage_guard
+    def _update_in_tx(self, job_id: int, values: dict[str, Any]) -> None:
+        columns = ", ".join(f"{name} = ?" for name in values)
+        self._conn.execute(f"UPDATE jobs SET {columns} WHERE id = ?", (*values.values(), job_id))
 
-    def failed_in_tx(self, job: Job, kind: str, message: str, transient: bool) -> str:
-        """Record a failed attempt: RETRY with backoff while attempts remain (transient only), else FAILED."""
-        now = self.clock()
-        attempts = job.attempts + 1
-        if transient and attempts < self.settings.max_attempts:
-            delay = min(self.settings.retry_backoff_max_s, self.settings.retry_backoff_s * 2 ** (attempts - 1))
-            self._conn.execute(
-                "UPDATE jobs SET state = ?, attempts = ?, error_kind = ?, error_message = ?, next_attempt_at = ?, "
-                "worker_id = NULL, updated_at = ? WHERE id = ?",
-                (RETRY, attempts, kind, message, now + delay, now, job.id),
-            )
-            return RETRY
-        if transient:
-            message = f"{message} (gave up after {attempts} attempts: jobs.max_attempts)"
-        self._conn.execute(
-            "UPDATE jobs SET state = ?, attempts = ?, error_kind = ?, error_message = ?, outcome = 'failed', "
-            "finished_at = ?, updated_at = ? WHERE id = ?",
-            (FAILED, attempts, kind, message, now, now, job.id),
-        )
-        self._rerun_in_tx(job)
-        return FAILED
+    @damage_guard
+    def _take_rerun_in_tx(self, job_id: int) -> tuple[str, bool] | None:
+        row = self._conn.execute("SELECT rerun_kind, force FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        if row is None or not row[0]:
+            return None
+        self._conn.execute("UPDATE jobs SET rerun_kind = NULL WHERE id = ?", (job_id,))
+        return str(row[0]), bool(row[1])
 
-    def _rerun_in_tx(self, job: Job) -> None:
-        row = self._conn.execute("SELECT rerun_kind, force FROM jobs WHERE id = ?", (job.id,)).fetchone()
-        if row is not None and row[0]:
-            self._conn.execute("UPDATE jobs SET rerun_kind = NULL WHERE id = ?", (job.id,))
-            self.enqueue_in_tx(job.path, row[0], None, bool(row[1]), job.source)
-
-    def _summarise_in_tx(self, job: Job) -> None:
-        """Queue the summary tree of the document ``job`` just committed, unless the path has a live job
-        already (a re-run of the index job: its own commit queues the summary)."""
-        live = self._conn.execute(
-            f"SELECT 1 FROM jobs WHERE path = ? AND state IN ({_marks(LIVE)})", (db_path(job.path), *LIVE)
-        ).fetchone()
-        if live is None:
-            self.enqueue_in_tx(job.path, KIND_SUMMARISE, job.doc_hash, False, "indexed")
+    @damage_guard
+    def _running_in_tx(self) -> list[Job]:
+        return [_job(r) for r in self._conn.execute("SELECT * FROM jobs WHERE state = ?", (RUNNING,)).fetchall()]
 
     @damage_guard
     def release(self, job: Job) -> None:
@@ -353,39 +436,6 @@ class JobQueue:
             f"finished_at = ?, updated_at = ? WHERE path = ? AND state IN ({_marks(LIVE)})",
             (DONE, reason, now, now, db_path(path), *LIVE),
         ).rowcount
-
-    # -- crash recovery ---------------------------------------------------------------------------
-    @damage_guard
-    def requeue_dead(self, is_alive: Callable[[Job], bool] | None = None) -> list[Job]:
-        """RUNNING jobs whose worker died go back to the queue (or fail after ``max_interruptions``).
-
-        Not counted as a failed attempt of the file: the worker was killed, the file may be fine.
-        """
-        now = self.clock()
-        lease = self.settings.lease_s
-        alive = is_alive or (lambda job: worker_alive(job.worker_id, job.heartbeat_at, lease, now))
-        requeued: list[Job] = []
-        with self.registry.transaction():
-            rows = self._conn.execute("SELECT * FROM jobs WHERE state = ?", (RUNNING,)).fetchall()
-            for job in (_job(r) for r in rows):
-                if alive(job):
-                    continue
-                interruptions = job.interruptions + 1
-                message = f"the worker {job.worker_id} stopped while handling this job"
-                if interruptions >= self.settings.max_interruptions:
-                    self._conn.execute(
-                        "UPDATE jobs SET state = ?, interruptions = ?, error_kind = ?, error_message = ?, "
-                        "outcome = 'failed', finished_at = ?, updated_at = ? WHERE id = ?",
-                        (FAILED, interruptions, INTERRUPTED, f"{message} {interruptions} times", now, now, job.id),
-                    )
-                else:
-                    self._conn.execute(
-                        "UPDATE jobs SET state = ?, interruptions = ?, error_kind = ?, error_message = ?, "
-                        "worker_id = NULL, next_attempt_at = ?, updated_at = ? WHERE id = ?",
-                        (RETRY, interruptions, INTERRUPTED, f"{message}; requeued", now, now, job.id),
-                    )
-                requeued.append(job)
-        return requeued
 
     # -- reads ----------------------------------------------------------------------------------------
     @damage_guard
@@ -415,7 +465,8 @@ class JobQueue:
         self, states: Sequence[str] | None = None, paths: Sequence[str] | None = None, limit: int | None = None
     ) -> list[Job]:
         """Jobs newest first, filtered by state and/or path (the latest job of each path comes first)."""
-        clauses, params = [], []
+        clauses: list[str] = []
+        params: list[Any] = []
         if states:
             clauses.append(f"state IN ({_marks(states)})")
             params.extend(states)

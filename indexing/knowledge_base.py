@@ -1,12 +1,13 @@
 """The knowledge base: every store of one ``data_dir`` kept in step, plus indexing, checking and repair.
 
 Why one facade: callers (CLI, HTTP server, eval) open one :class:`KnowledgeBase` from
-:class:`Settings`, use it and ``close()`` it. The stores and the commit protocol live in
+:class:`Settings` (:func:`indexing.storage.open_knowledge_base` picks the backend's class), use it and
+``close()`` it. The stores and the commit protocol live in
 :mod:`indexing.stores`, the job queue and workers in :mod:`indexing.jobs` /
 :mod:`indexing.workers`, enqueueing in :mod:`indexing.ingest`, ``check``/``repair`` in
 :mod:`indexing.repair`; this class only wires them, so none of those modules imports
-this one (no import cycle). The heavy parts (Chroma, the BM25 index, the embedding model)
-open lazily, so skipping an unchanged corpus never loads a model.
+this one (no import cycle: ``lint-imports`` and ``tests/unit/test_import_graph.py`` check it). The heavy
+parts (Chroma, the BM25 index, the embedding model) open lazily, so skipping an unchanged corpus never loads a model.
 
 Layout under ``settings.data_dir``: ``registry.sqlite3`` (documents, chunks, stored parsed
 documents, jobs), ``chroma/``, ``bm25`` + ``bm25.log``, ``write.lock``.
@@ -14,22 +15,20 @@ documents, jobs), ``chroma/``, ``bm25`` + ``bm25.log``, ``write.lock``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from indexing.ingest import IndexReport, enqueue_paths, index_paths, report_from_jobs, run_jobs
 from indexing.registry import PENDING, REMOVED, DocumentRecord, now_iso
 from indexing.repair import ConsistencyReport, RepairReport, check, repair
 from indexing.stores import PreparedDocument, Stores
 from indexing.table_store import TableStore
+from indexing.workers import WorkerPool
 from officeqa.errors import DocumentNotFound
-from officeqa.settings import Settings
-
-if TYPE_CHECKING:
-    from officeqa.embeddings import Embedder
 
 
 @dataclass(slots=True)
@@ -58,13 +57,6 @@ class KBStatus:
 
 class KnowledgeBase(Stores):
     """Registry, vector store, BM25 index, stored documents, sinks and embedder of one ``data_dir``."""
-
-    @classmethod
-    def open(cls, settings: Settings, embedder: Embedder | None = None) -> KnowledgeBase:
-        """The knowledge base in the configured storage backend (``storage.backend``; see indexing/storage.py)."""
-        from indexing.storage import open_knowledge_base
-
-        return open_knowledge_base(settings, embedder)
 
     @contextmanager
     def tables_for(self, doc_ids: Sequence[str]) -> Iterator[TableStore | None]:
@@ -117,8 +109,6 @@ class KnowledgeBase(Stores):
         every store is emptied and every registered file indexed again. Registered files
         that no longer exist are marked removed.
         """
-        import time
-
         started = time.perf_counter()
         if stale_only and not self.embedding_changed():
             targets = [record.path for record, _ in self.stale_documents()]
@@ -144,8 +134,6 @@ class KnowledgeBase(Stores):
         on_event: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         """Run a worker pool in this thread (``officeqa worker``) until ``until()`` or KeyboardInterrupt."""
-        from indexing.workers import WorkerPool
-
         WorkerPool(self, workers=workers, on_event=on_event).run(until=until)
 
     # -- checking -------------------------------------------------------------------------------------

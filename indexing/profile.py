@@ -195,7 +195,7 @@ def _title(document: ParsedDocument, body_blocks: list[Block], headings: list[st
 
 
 def _version_number(version: str | None, *names: str) -> list[int] | None:
-    sources = []
+    sources: list[str] = []
     if version:
         sources.extend(part.split(":", 1)[1] for part in version.split("; ") if part.startswith(("版本", "Version")))
     sources.extend(names)
@@ -205,9 +205,9 @@ def _version_number(version: str | None, *names: str) -> list[int] | None:
                 return [int(x) for x in match.group(1).split(".")]
             return [_cn_number(match.group(2))]
     for text in sources[: 1 if version else 0]:
-        match = _VERSION_NUMBER.search(text)
-        if match:
-            return [int(x) for x in match.group(1).split(".")]
+        found = _VERSION_NUMBER.search(text)
+        if found:
+            return [int(x) for x in found.group(1).split(".")]
     return None
 
 

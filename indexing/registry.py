@@ -194,9 +194,10 @@ def now_iso() -> str:
 
 
 def _record(row: sqlite3.Row) -> DocumentRecord:
-    values = dict(row)
+    values: dict[str, Any] = dict(row)
     values["path"] = from_db_path(values["path"])
-    return DocumentRecord(**{k: values.get(k) for k in _FIELDS})
+    fields_of_row: dict[str, Any] = {k: values.get(k) for k in _FIELDS}
+    return DocumentRecord(**fields_of_row)
 
 
 class Registry:

@@ -23,13 +23,15 @@ for a fresh index (re-parsing the source files).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from indexing.registry import INDEXED, REMOVED, DocumentRecord, Registry, now_iso
+from indexing.preparation import prepare
+from indexing.registry import INDEXED, REGISTRY_FIX, REMOVED, DocumentRecord, Registry, now_iso
 from indexing.stores import Stores
-from indexing.vector_store import chunk_metadata, probe
+from indexing.vector_store import VectorStore, chunk_metadata, probe
 from indexing.walking import display_path
 from officeqa.errors import OfficeQAError, StoreDamaged
 from officeqa.settings import Settings
@@ -135,7 +137,7 @@ def check(kb: Stores, limit: int = 50) -> ConsistencyReport:
     return report
 
 
-def _ids_or_damage(report: ConsistencyReport, read: Any) -> set[str] | None:
+def _ids_or_damage(report: ConsistencyReport, read: Callable[[], set[str]]) -> set[str] | None:
     try:
         return read()
     except StoreDamaged as exc:
@@ -218,7 +220,7 @@ def _repair_bm25_file(kb: Stores, report: RepairReport, stamp: str) -> None:
     try:
         kb.bm25_store.verify()
     except StoreDamaged as exc:
-        moved = kb.bm25_store.move_aside(f"damaged-{stamp}")
+        moved = kb.move_bm25_files_aside(f"damaged-{stamp}")
         kb.bm25_store.reset()
         names = ", ".join(p.name for p in moved)
         report.actions.append(f"BM25: {exc.reason}; moved aside ({names}) and rebuilt from the vector store")
@@ -265,8 +267,6 @@ def _repair_counts(kb: Stores, report: RepairReport) -> None:
 
 def _rebuild_vectors(kb: Stores, missing: set[str], report: RepairReport) -> None:
     """Re-embed chunks the vector store lacks from the stored parsed documents, or requeue their files."""
-    from indexing.ingest import prepare
-
     by_doc: dict[str, set[str]] = {}
     for cid, doc_id in kb.registry.chunk_doc_map().items():
         if cid in missing:
@@ -330,8 +330,6 @@ def registry_damage(settings: Settings) -> StoreDamaged | None:
         registry.close()
     if problem is None:
         return None
-    from indexing.registry import REGISTRY_FIX
-
     return StoreDamaged(f"the registry {Path(settings.data_dir) / 'registry.sqlite3'}", problem, REGISTRY_FIX)
 
 
@@ -352,8 +350,6 @@ def recover_registry(settings: Settings) -> tuple[str, list[str]]:
     paths: dict[str, str] = {}
     chroma = data_dir / "chroma"
     if (chroma / "chroma.sqlite3").exists() and probe(chroma) is None:
-        from indexing.vector_store import VectorStore
-
         paths = VectorStore(chroma).paths()
     kb = Stores(settings)
     try:

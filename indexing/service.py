@@ -22,13 +22,14 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from indexing.jobs import KIND_INDEX, KIND_REMOVE, Job, JobQueue
-from indexing.storage import job_queue
+from indexing.backends import job_queue, open_stores
+from indexing.contracts import JobStore
+from indexing.jobs import KIND_INDEX, KIND_REMOVE, Job
 from indexing.walking import absolute
+from indexing.workers import WorkerPool
 from officeqa.settings import Settings
 
 if TYPE_CHECKING:
-    from indexing.workers import WorkerPool
     from officeqa.embeddings import Embedder
     from officeqa.generation import OllamaGenerator
 
@@ -58,7 +59,7 @@ class IngestService:
         self._ready = threading.Event()
         self._error: BaseException | None = None
 
-    def _queue(self) -> AbstractContextManager[JobQueue]:
+    def _queue(self) -> AbstractContextManager[JobStore]:
         return job_queue(self.settings)  # a handle of this thread's own, in the configured backend
 
     # -- queue -----------------------------------------------------------------------------------
@@ -128,9 +129,6 @@ class IngestService:
             raise self._error
 
     def _run(self) -> None:
-        from indexing.storage import open_stores
-        from indexing.workers import WorkerPool
-
         try:
             stores = open_stores(self.settings, self.embedder)
         except BaseException as exc:  # noqa: BLE001 - re-raised by start() on the caller's thread

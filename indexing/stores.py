@@ -37,26 +37,36 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
+from filelock import FileLock, Timeout
 
 from indexing.bm25_store import BM25Store
+from indexing.contracts import DocumentRegistry, JobStore, KeywordIndex, KeywordStore, StoreLock, VectorIndex
 from indexing.document_store import DocumentStore
+from indexing.jobs import FAILED as JOB_FAILED
 from indexing.jobs import KIND_INDEX, Job, JobQueue
 from indexing.locking import WriteLock
-from indexing.registry import DUPLICATE, FAILED, INDEXED, PENDING, REMOVED, DocumentRecord, Registry, now_iso
+from indexing.registry import (
+    DUPLICATE,
+    FAILED,
+    INDEXED,
+    PENDING,
+    REGISTRY_FIX,
+    REMOVED,
+    DocumentRecord,
+    Registry,
+    now_iso,
+)
 from indexing.sinks import DocumentSink
 from indexing.table_store import TableSink
-from indexing.vector_store import CHROMA_FIX, VectorStore, chunk_metadata, fingerprint, probe
+from indexing.vector_store import CHROMA_FIX, VectorStore, chunk_metadata, damaged_file, fingerprint, probe
 from indexing.walking import absolute, display_path
 from officeqa.domain import Chunk, ParsedDocument
+from officeqa.embeddings import Embedder, create_embedder
 from officeqa.errors import DocumentNotFound, IndexConsistencyError, StoreDamaged
 from officeqa.settings import Settings
-
-if TYPE_CHECKING:
-    from indexing.bm25_index import BM25Index
-    from officeqa.embeddings import Embedder
 
 #: the Chroma generation this process's Chroma system reflects, per Chroma folder
 _CHROMA_SEEN: dict[str, int] = {}
@@ -109,17 +119,35 @@ def settings_drift(recorded: str | None, current: dict[str, Any]) -> list[str]:
     return changes
 
 
+def _embedded(doc: PreparedDocument) -> np.ndarray:
+    """The vectors of a document about to be committed (the worker pool embeds every chunk first)."""
+    if doc.vectors is None:
+        raise ValueError(f"{doc.record.path}: committed before its chunks were embedded")
+    return doc.vectors
+
+
 def _writer_identity() -> str:
     return f"{socket.gethostname()}|{os.getpid()}"
 
 
 class Stores:
-    """Registry, vector store, BM25 index, stored documents, sinks and the embedder of one ``data_dir``."""
+    """Registry, vector store, BM25 index, stored documents, sinks and the embedder of one ``data_dir``.
 
-    #: "embedded": files under data_dir (see indexing/storage.py for the other backends)
+    The four stores are typed by their contracts (:mod:`indexing.contracts`): this class is also the base
+    of :class:`indexing.postgres.stores.PostgresStores`, and the commit protocol here is written once for
+    both. The embedded backend's own handles (``_sqlite``, ``_bm25_files``, ``_file_lock``) serve only the
+    methods that deal with files (fingerprints, damage probes), which the PostgreSQL backend overrides.
+    """
+
+    #: "embedded": files under data_dir (see indexing/backends.py for the other backends)
     backend = "embedded"
     #: the stores are files that can be damaged, probed and moved aside (``check --repair``)
     has_store_files = True
+
+    registry: DocumentRegistry
+    jobs: JobStore
+    lock: StoreLock
+    bm25_store: KeywordStore
 
     def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
         self.settings = settings
@@ -127,7 +155,7 @@ class Stores:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.sinks: list[DocumentSink] = self._default_sinks()
         self._embedder = embedder
-        self._vectors: VectorStore | None = None
+        self._vectors: VectorIndex | None = None
         self._open_backend()
         self.documents = DocumentStore(self.registry)
         self._seen_generation = -1
@@ -142,10 +170,13 @@ class Stores:
 
     def _open_backend(self) -> None:
         """The registry, job queue, write lock and BM25 files of ``data_dir`` (Chroma opens lazily)."""
-        self.registry = Registry(self.data_dir / "registry.sqlite3")
-        self.jobs = JobQueue(self.registry, settings=self.settings.jobs)
-        self.lock = WriteLock(self.data_dir)
-        self.bm25_store = BM25Store(self.data_dir)
+        self._sqlite = Registry(self.data_dir / "registry.sqlite3")
+        self._bm25_files = BM25Store(self.data_dir)
+        self._file_lock = WriteLock(self.data_dir)
+        self.registry = self._sqlite
+        self.jobs = JobQueue(self._sqlite, settings=self.settings.jobs)
+        self.lock = self._file_lock
+        self.bm25_store = self._bm25_files
 
     # -- lazily opened parts ----------------------------------------------------------------
     @property
@@ -154,18 +185,16 @@ class Stores:
 
     @property
     def bm25_path(self) -> Path:
-        return self.bm25_store.snapshot_path
+        return self._bm25_files.snapshot_path
 
     @property
     def bm25_journal(self) -> Path:
         """The BM25 log (chunk changes since the snapshot was last written)."""
-        return self.bm25_store.log_path
+        return self._bm25_files.log_path
 
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            from officeqa.embeddings import create_embedder
-
             self._embedder = create_embedder(self.settings.embedding, self.settings.ollama)
         return self._embedder
 
@@ -175,7 +204,7 @@ class Stores:
         return self.embedder.name, int(self.embedder.dim)
 
     @property
-    def vectors(self) -> VectorStore:
+    def vectors(self) -> VectorIndex:
         if self._vectors is None:
             self._verify_chroma_files()
             self._vectors = VectorStore(self.chroma_path)
@@ -184,7 +213,7 @@ class Stores:
         return self._vectors
 
     @property
-    def bm25(self) -> BM25Index:
+    def bm25(self) -> KeywordIndex:
         """The in-memory BM25 index, caught up with other processes' commits."""
         if self.bm25_store.loaded:
             self._sync_reader()
@@ -213,17 +242,13 @@ class Stores:
             return
         problem = probe(self.chroma_path)
         if problem is not None:
-            from indexing.vector_store import damaged_file
-
             raise StoreDamaged(damaged_file(self.chroma_path, problem), problem, CHROMA_FIX)
         self._record_fingerprints(bm25=False)
 
     def _writer_busy(self) -> bool:
         if self.lock.held:
             return False
-        from filelock import FileLock, Timeout
-
-        probe_lock = FileLock(str(self.lock.data_dir / "write.lock"), preserve_lock_file=True)
+        probe_lock = FileLock(str(self._file_lock.data_dir / "write.lock"), preserve_lock_file=True)
         try:
             probe_lock.acquire(timeout=0)
         except Timeout:
@@ -233,7 +258,7 @@ class Stores:
 
     def _bm25_fingerprint(self) -> str:
         parts = []
-        for path in (self.bm25_store.snapshot_path, self.bm25_store.log_path):
+        for path in (self._bm25_files.snapshot_path, self._bm25_files.log_path):
             try:
                 st = path.stat()
             except FileNotFoundError:
@@ -249,7 +274,7 @@ class Stores:
             values["chroma_fingerprint"] = fingerprint(self.chroma_path)
         if bm25:
             values["bm25_fingerprint"] = self._bm25_fingerprint()
-        if self.registry.connection.in_transaction:
+        if self._sqlite.connection.in_transaction:
             for key, value in values.items():
                 self.registry.set_meta(key, value)
         else:
@@ -265,8 +290,6 @@ class Stores:
         """
         problem = self.registry.quick_check()
         if problem is not None:
-            from indexing.registry import REGISTRY_FIX
-
             raise StoreDamaged(f"the registry {self.registry.path}", problem, REGISTRY_FIX)
         if self.registry.get_meta("bm25_fingerprint") != self._bm25_fingerprint() or not self._bm25_files_exist():
             self.bm25_store.verify()
@@ -278,7 +301,7 @@ class Stores:
 
     def _bm25_files_exist(self) -> bool:
         has_chunks = bool(self.registry.chunk_counts())
-        return not has_chunks or self.bm25_store.snapshot_path.exists() or self.bm25_store.log_path.exists()
+        return not has_chunks or self._bm25_files.snapshot_path.exists() or self._bm25_files.log_path.exists()
 
     # -- other processes' writes --------------------------------------------------------------------
     def _sync_reader(self) -> None:
@@ -400,7 +423,7 @@ class Stores:
         if ids:
             texts = [c.text for d in docs for c in d.chunks]
             metas = [chunk_metadata(c, d.record.path, d.record.file_type) for d in docs for c in d.chunks]
-            matrix = np.vstack([d.vectors for d in docs if d.chunks]).astype(np.float32, copy=False)
+            matrix = np.vstack([_embedded(d) for d in docs if d.chunks]).astype(np.float32, copy=False)
             self.vectors.upsert(ids, matrix, texts, metas, model)
             self.bm25_store.add(ids, texts)
         for doc in docs:
@@ -491,8 +514,6 @@ class Stores:
         registry row stays ``indexed`` for the old content hash and carries the new error.
         Returns the job's new state.
         """
-        from indexing.jobs import FAILED as JOB_FAILED
-
         with self.writing():
             with self.registry.transaction():
                 if not self.jobs.is_mine_in_tx(job.id, job.worker_id or ""):
@@ -677,6 +698,12 @@ class Stores:
                 self.jobs.enqueue_in_tx(record.path, KIND_INDEX, None, True, "repair")
 
     # -- whole-store operations ------------------------------------------------------------------------------
+    def move_bm25_files_aside(self, suffix: str) -> list[Path]:
+        """The embedded BM25 snapshot and log renamed with ``suffix`` (kept for inspection); the paths moved.
+
+        Only ``check --repair`` of a damaged file calls it (``has_store_files``)."""
+        return self._bm25_files.move_aside(suffix)
+
     def reset_stores(self) -> None:
         """Empty Chroma, BM25 and the sinks and forget every chunk; live documents become pending."""
         with self.writing():

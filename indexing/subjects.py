@@ -589,7 +589,7 @@ def _co_entities(entity: str, text: str) -> list[str]:
     counts, spelled, _ = _company_counts(text)
     own = entity_key(entity)
     top = max((n for k, n in counts.items() if k == own or own in k or k in own), default=0)
-    out = []
+    out: list[str] = []
     for key, n in counts.most_common(6):
         if key == own or own in key or key in own or n < max(_CO_MIN, _CO_SHARE * top):
             continue

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from itertools import zip_longest
@@ -195,8 +196,8 @@ def display_value(value: object) -> str:
     return "" if value is None else str(value)
 
 
-def _share(sample: list[str], test: object, share: float) -> bool:
-    return bool(sample) and sum(1 for c in sample if test(c)) >= len(sample) * share  # type: ignore[operator]
+def _share(sample: list[str], test: Callable[[str], object], share: float) -> bool:
+    return bool(sample) and sum(1 for c in sample if test(c)) >= len(sample) * share
 
 
 def _type_dates(spec: ColumnSpec, cells: list[str], sample: list[str], serials: bool) -> bool:

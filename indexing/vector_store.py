@@ -81,6 +81,27 @@ def checked_vectors(ids: Sequence[str], embeddings: np.ndarray, model: tuple[str
     return np.asarray(embeddings, dtype=np.float32)
 
 
+def model_conflict(
+    store: str, recorded: tuple[str, int] | None, name: str, dim: int, holds_vectors: bool, fix: str
+) -> IndexConsistencyError | None:
+    """Why vectors of model ``(name, dim)`` may not go into ``store`` (both backends), or None when they may.
+
+    A store belongs to the first model that writes to it: vectors of two models cannot be compared.
+    An unclaimed store that already holds vectors came from an unknown model and is refused too.
+    """
+    if recorded is None:
+        if holds_vectors and name:
+            return IndexConsistencyError(f"the vector store {store} holds vectors of an unknown model; {fix}")
+        return None
+    if recorded != (name, int(dim)):
+        return IndexConsistencyError(
+            f"the vector store {store} was built with embedding model {recorded[0]!r} "
+            f"(dim {recorded[1]}), but the configured model is {name!r} (dim {dim}); "
+            f"vectors of two models cannot be mixed: {fix}"
+        )
+    return None
+
+
 class VectorStore:
     """The ``chunks`` collection of a Chroma persistent client under ``path``."""
 
@@ -116,7 +137,7 @@ class VectorStore:
         SharedSystemClient._identifier_to_refcount.pop(str(self.path), None)
         self._open()
 
-    def _guard(self, call: Callable[[], T]) -> T:
+    def _guard(self, call: Callable[..., T]) -> T:
         """Run a Chroma call; its internal errors (a damaged file) become one StoreDamaged line."""
         from chromadb.errors import InternalError
 
@@ -144,20 +165,12 @@ class VectorStore:
     def ensure_model(self, name: str, dim: int) -> None:
         """Claim an empty collection for ``name``; refuse a collection made by another model."""
         recorded = self.model
+        holds_vectors = recorded is None and self.count() > 0
+        conflict = model_conflict(f"at {self.path}", recorded, name, dim, holds_vectors, reindex_hint(self.path.parent))
+        if conflict is not None:
+            raise conflict
         if recorded is None:
-            if self.count() and name:
-                raise IndexConsistencyError(
-                    f"the vector store at {self.path} holds vectors of an unknown model; "
-                    + reindex_hint(self.path.parent)
-                )
             self._guard(lambda: self._collection.modify(metadata={"embedder": name, "dim": int(dim)}))
-            return
-        if recorded != (name, int(dim)):
-            raise IndexConsistencyError(
-                f"the vector store at {self.path} was built with embedding model {recorded[0]!r} "
-                f"(dim {recorded[1]}), but the configured model is {name!r} (dim {dim}); "
-                f"vectors of two models cannot be mixed: {reindex_hint(self.path.parent)}"
-            )
 
     # -- writes -------------------------------------------------------------------------
     def add(
@@ -295,6 +308,8 @@ class VectorStore:
             ids = got["ids"]
             if ids:
                 docs, metas, vectors = got["documents"] or [], got["metadatas"] or [], got["embeddings"]
+                if vectors is None:
+                    raise self._damaged("chunks without their vectors")
                 yield [(cid, docs[i] or "", dict(metas[i] or {}), np.asarray(vectors[i], dtype=np.float32))
                        for i, cid in enumerate(ids)]
             if len(ids) < page:

@@ -23,7 +23,10 @@ import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from indexing.jobs import KIND_INDEX, KIND_REMOVE, JobQueue
+from indexing.backends import open_queue
+from indexing.contracts import JobStore
+from indexing.jobs import KIND_INDEX, KIND_REMOVE
+from indexing.preparation import supported_suffixes
 from indexing.registry import REMOVED
 from indexing.walking import absolute, is_junk, walk
 from officeqa.settings import Settings
@@ -44,14 +47,9 @@ class FolderWatcher:
         self.on_enqueue = on_enqueue
         self.on_message = on_message
         self.stop_event = threading.Event()
-        self._suffixes: frozenset[str] | None = None
 
     def suffixes(self) -> frozenset[str]:
-        if self._suffixes is None:
-            from indexing.parsing import SUPPORTED_SUFFIXES
-
-            self._suffixes = SUPPORTED_SUFFIXES
-        return self._suffixes
+        return supported_suffixes()
 
     def run(self) -> None:
         """Watch until :meth:`stop`; each batch of changes is enqueued in one transaction.
@@ -59,10 +57,7 @@ class FolderWatcher:
         OS events by default; polling when ``jobs.watch_poll`` is set, and as a fallback when
         the event watcher fails (it cannot represent file names that are not UTF-8, for one).
         """
-        from indexing.storage import open_registry, queue_over
-
-        registry = open_registry(self.settings)  # the configured backend's, so watch feeds a shared queue too
-        queue = queue_over(registry, self.settings)
+        queue = open_queue(self.settings)  # the configured backend's, so watch feeds a shared queue too
         try:
             if not self.settings.jobs.watch_poll:
                 try:
@@ -72,13 +67,13 @@ class FolderWatcher:
                     self._say(f"file events stopped ({type(exc).__name__}: {exc}); polling instead")
             self._run_polling(queue)
         finally:
-            registry.close()
+            queue.registry.close()
 
     def _say(self, message: str) -> None:
         if self.on_message is not None:
             self.on_message(message)
 
-    def _run_events(self, queue: JobQueue) -> None:
+    def _run_events(self, queue: JobStore) -> None:
         import watchfiles
 
         for changes in watchfiles.watch(
@@ -100,7 +95,7 @@ class FolderWatcher:
             found[path] = (st.st_mtime_ns, st.st_size)
         return found
 
-    def _run_polling(self, queue: JobQueue) -> None:
+    def _run_polling(self, queue: JobStore) -> None:
         """Walk the folders every ``jobs.watch_poll_interval_s`` and enqueue what differs from the last walk.
 
         The first walk is compared with the registry, so changes made before polling started
@@ -132,7 +127,7 @@ class FolderWatcher:
     def stop(self) -> None:
         self.stop_event.set()
 
-    def enqueue_changes(self, queue: JobQueue, changes: Iterable[tuple[str, str]]) -> int:
+    def enqueue_changes(self, queue: JobStore, changes: Iterable[tuple[str, str]]) -> int:
         """Queue jobs for ``(change, path)`` pairs (change: added, modified, deleted); returns how many."""
         registry = queue.registry
         exclusions = registry.exclusions()

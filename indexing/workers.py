@@ -55,18 +55,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from indexing.ingest import prepare, still_valid
+from indexing.backends import open_registry
+from indexing.contracts import DocumentRegistry
 from indexing.jobs import DONE, FAILED, KIND_INDEX, KIND_REMOVE, KIND_SUMMARISE, Job, new_worker_id
 from indexing.parsing.guard import GuardedParser
-from indexing.registry import INDEXED, REMOVED, DocumentRecord, Registry
-from indexing.storage import open_registry
+from indexing.preparation import prepare, still_valid
+from indexing.registry import INDEXED, REMOVED, DocumentRecord
 from indexing.stores import PreparedDocument, Stores
+from indexing.summary.worker import SummaryWorker, forget_trees
 from indexing.walking import NotARegularFile, display_path, file_sha256
 from officeqa.errors import ModelUnavailable, OfficeQAError, RefusalKind, UnreadableDocument
 from officeqa.settings import Settings
 
 if TYPE_CHECKING:
-    from indexing.summary.worker import SummaryWorker
     from officeqa.generation import OllamaGenerator
 
 log = logging.getLogger(__name__)
@@ -140,7 +141,7 @@ class _Slot(threading.Thread):
             self.parser.close()
             registry.close()
 
-    def _process(self, job: Job, registry: Registry) -> _Outcome:
+    def _process(self, job: Job, registry: DocumentRegistry) -> _Outcome:
         path = job.path
         previous = registry.get(path)
         try:
@@ -288,8 +289,6 @@ class WorkerPool:
     def _start_summariser(self) -> SummaryWorker | None:
         if not self.summarise:
             return None
-        from indexing.summary.worker import SummaryWorker
-
         summariser = SummaryWorker(
             self.kb.settings, self.worker_id, self.generator,
             emit=lambda job, state, outcome, error: self._emit(job, state, outcome, error=error),
@@ -308,8 +307,6 @@ class WorkerPool:
 
     def _forget_trees(self, doc_ids: Iterable[str], still_used: Callable[[str], bool] | None = None) -> None:
         """Removed or replaced documents lose their summary trees (a failure here only leaves a stale tree)."""
-        from indexing.summary.worker import forget_trees
-
         try:
             forget_trees(self.kb.settings, doc_ids, still_used or self.kb.registry.is_indexed)
         except sqlite3.Error as exc:

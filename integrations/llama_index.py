@@ -239,9 +239,9 @@ class OfficeQARetriever(BaseRetriever):
     def knowledge_base(self) -> Any:
         """The knowledge base, opened on first use and kept open (Chroma, BM25 and the embedder load once)."""
         if self._kb is None:
-            from indexing.knowledge_base import KnowledgeBase
+            from indexing.storage import open_knowledge_base
 
-            self._kb = KnowledgeBase.open(self.settings)
+            self._kb = open_knowledge_base(self.settings)
         return self._kb
 
     def close(self) -> None:

@@ -22,9 +22,9 @@ from __future__ import annotations
 import itertools
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import ollama
@@ -33,6 +33,7 @@ from officeqa.errors import FailureKind, GenerationError
 from officeqa.settings import OllamaSettings
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 #: Relative difference between the server's prompt_eval_count and our estimate that gets logged.
 ESTIMATE_TOLERANCE = 0.15
@@ -159,7 +160,7 @@ class OllamaGenerator:
 
     # -- internals ----------------------------------------------------------------------------
 
-    def _call(self, request):
+    def _call(self, request: Callable[[], _T]) -> _T:
         """Run ``request`` with retries on connection errors; map every failure to GenerationError."""
         attempts = self.settings.retries + 1
         for attempt in range(attempts):
@@ -220,7 +221,7 @@ class GenerationStream:
         for attempt in (1, 2):
             parts: list[str] = []
             final = None
-            held = ""  # leading whitespace, released with the first real text
+            held: str | None = ""  # leading whitespace, released with the first real text
             try:
                 for chunk in gen._call(self._open):
                     if chunk.done:
@@ -254,7 +255,7 @@ class GenerationStream:
         return itertools.chain([] if first is None else [first], chunks)
 
 
-def _context_length(model_info: dict[str, Any]) -> int | None:
+def _context_length(model_info: Mapping[str, Any]) -> int | None:
     """``<arch>.context_length`` from /api/show's model_info (any key with that suffix as a fallback)."""
     arch = model_info.get("general.architecture")
     if arch and isinstance(model_info.get(f"{arch}.context_length"), int):

@@ -569,9 +569,10 @@ def _expectation(field: FieldInfo) -> str:
         kind = "one of " + ", ".join(repr(a) for a in get_args(annotation))
     else:
         base = args[0] if args and get_origin(annotation) is not None else annotation
-        kind = {int: "a whole number", float: "a number", bool: "true or false", str: "a text", Path: "a path"}.get(
-            base, "a value"
-        )
+        names: dict[object, str] = {
+            int: "a whole number", float: "a number", bool: "true or false", str: "a text", Path: "a path"
+        }
+        kind = names.get(base, "a value")
     bounds = []
     for item in field.metadata:
         for attr, sign in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):

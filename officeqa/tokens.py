@@ -231,7 +231,8 @@ class HFTokenCounter:
 
     def _encode(self, texts: list[str]) -> list[Any]:
         encode = getattr(self._tok, "encode_batch_fast", None) or self._tok.encode_batch
-        return encode(texts, add_special_tokens=False)
+        encodings: list[Any] = encode(texts, add_special_tokens=False)
+        return encodings
 
     def _count_chunks(self, chunks: set[str]) -> dict[str, int]:
         """Tokens of whitespace-free chunks: punctuation and CJK chars are 1 each, other runs are tokenized."""

@@ -23,11 +23,12 @@ from officeqa.settings import Settings
 from prompts.assembler import Material, TokenCount
 from prompts.language import detect_language
 from retrieval.answering import Answer, AnswerMode, Failure, HitLike, probe
+from retrieval.catalog import CatalogEntry
 from retrieval.citations import Citation, Tokenize
 from retrieval.extractive import ExtractiveAnswer, default_tokenize, extractive_answer
 from retrieval.followup import Rewrite, Turn, rewrite_followup
 from retrieval.rule_answers import StoredDocument
-from retrieval.scope import CatalogEntry, Scope
+from retrieval.scope import Scope
 
 if TYPE_CHECKING:
     from officeqa.generation import OllamaGenerator

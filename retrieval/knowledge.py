@@ -19,13 +19,14 @@ from officeqa.settings import Settings
 from prompts.assembler import Material
 from retrieval.answer_texts import based_on, naming_words, scope_notes, summary_note
 from retrieval.answering import Answer, HitLike
+from retrieval.catalog import CatalogEntry
 from retrieval.context import QuestionContext, Tools
 from retrieval.extractive import ExtractiveAnswer
 from retrieval.l0 import L0Router, RouteDecision
 from retrieval.placing import place
 from retrieval.quoting import Quoting
 from retrieval.rule_answers import StoredDocument, stored_documents
-from retrieval.scope import CatalogEntry, Scope, newest_versions
+from retrieval.scope import Scope, newest_versions
 from retrieval.search import SearchHit, search
 from retrieval.show_paths import DisplayPaths
 

@@ -23,6 +23,7 @@ from officeqa.domain import ParsedDocument
 from officeqa.embeddings.base import Embedder
 from officeqa.errors import OfficeQAError
 from officeqa.settings import EmbeddingSettings, OllamaSettings, RulesSettings, Settings
+from retrieval.handlers import run_route
 from retrieval.handlers.params import extract_params
 from retrieval.handlers.results import HandlerResult
 from retrieval.rules.arbitration import Mode, arbitrate, mode_for
@@ -230,6 +231,4 @@ def route(
 
 def run_handler(decision: RouteDecision, documents: list[ParsedDocument]) -> HandlerResult:
     """Run the deterministic handler of a handler route over parsed documents."""
-    from retrieval.handlers import run_route
-
     return run_route(decision.route, decision.params, decision.instruction, documents)

@@ -11,18 +11,33 @@ reading. Summary and handler routes with no named document answer from the top r
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from officeqa.settings import Settings
 from retrieval.answer_texts import document_name, naming_words, strip_names
+from retrieval.catalog import CatalogEntry
 from retrieval.context import QuestionContext
 from retrieval.l0 import RouteDecision
 from retrieval.rule_answers import StoredDocument
 from retrieval.rules.arbitration import DEFAULT_ROUTE
 from retrieval.rules.loader import HANDLER_ROUTES
-from retrieval.scope import CatalogEntry, Scope, newest_versions, resolve_explicit, resolve_named
+from retrieval.scope import Scope, newest_versions, resolve_explicit, resolve_named
 
-if TYPE_CHECKING:
-    from retrieval.knowledge import Knowledge
+
+class Knowledge(Protocol):
+    """What placing needs of the knowledge base (``retrieval.knowledge.Knowledge`` is the one implementation)."""
+
+    settings: Settings
+
+    def catalog(self) -> dict[str, CatalogEntry]: ...
+
+    def stored(self, doc_ids: Sequence[str], catalog: Mapping[str, CatalogEntry]
+               ) -> tuple[list[StoredDocument], list[str]]: ...
+
+    def route(self, question: str, scope: Scope, documents: Sequence[StoredDocument],
+              catalog: Mapping[str, CatalogEntry]) -> RouteDecision: ...
+
+    def retrieved_scope(self, question: str, mode: str, catalog: Mapping[str, CatalogEntry]) -> Scope: ...
 
 #: The L0 route of whole-document questions ("总结", "概括第四章", "overview"): answered from the summary tree.
 SUMMARY_ROUTE = "summary_tree"

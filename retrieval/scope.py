@@ -36,8 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Literal
 
-from indexing.profile import DocumentProfile, content_overlap, family_key, name_key
+from indexing.profile import content_overlap, family_key, name_key
 from indexing.subjects import GENERIC_WORDS, KIND_ANNUAL, entity_key
+from retrieval.catalog import CatalogEntry
 from retrieval.subjects import resolve_subjects
 
 ScopeMethod = Literal["explicit", "named", "retrieved", "all"]
@@ -77,20 +78,6 @@ _ALL_DOCUMENTS = re.compile(r"所有文档|全部文档|各个文档|知识库�
 COMPARE_VERSIONS = re.compile(r"新旧|两版|两个版本|各版本|历次|旧版|前后版本|版本之间|版本间|修订前|修订后|"
                               r"old and new|previous version|earlier version|both versions|versions? differ",
                               re.IGNORECASE)
-
-
-@dataclass(slots=True)
-class CatalogEntry:
-    """One indexed document as scope resolution sees it."""
-
-    doc_id: str
-    path: str
-    profile: DocumentProfile
-    mtime: float = 0.0
-
-    @property
-    def title(self) -> str:
-        return self.profile.title or PurePath(self.path).stem
 
 
 @dataclass(slots=True)

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from retrieval.filters import to_chroma_where, validate_filters
+from retrieval.fusion import fuse_hybrid
+from retrieval.query_signals import query_signals
 
 if TYPE_CHECKING:
     import numpy as np
@@ -72,8 +74,6 @@ def rank_chunks(
     dense_hits = _dense(kb, query, depth, where, query_vector)
     if mode == "dense":
         return dense_hits
-    from retrieval.fusion import fuse_hybrid
-
     fusion_settings = settings
     if depth > settings.candidate_depth:
         fusion_settings = settings.model_copy(update={"candidate_depth": depth})
@@ -94,8 +94,6 @@ def query_signals_for(
     Costs one tokenization (~0.1 ms for a question), dictionary look-ups and, per candidate, a
     look-up of its term scripts; the corpus script shares are cached by the index between writes.
     """
-    from retrieval.query_signals import query_signals
-
     tokens = index.tokenize(query)
     return query_signals(
         query,

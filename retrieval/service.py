@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any
 from officeqa.settings import Settings
 from retrieval.answerers import walk
 from retrieval.answering import Answer, AnswerEvent
+from retrieval.catalog import CatalogEntry
 from retrieval.context import History, build_context, to_turns
 from retrieval.knowledge import Knowledge
 from retrieval.l0 import L0Router, get_router
-from retrieval.scope import CatalogEntry
 
 if TYPE_CHECKING:
     from indexing.knowledge_base import KnowledgeBase
@@ -61,9 +61,9 @@ class QuestionService:
     ) -> QuestionService:
         """A service over the knowledge base ``settings`` name; ``generator="ollama"`` talks to settings.ollama,
         ``None`` never calls a model (extractive answers). Use as a context manager or call :meth:`close`."""
-        from indexing.knowledge_base import KnowledgeBase
+        from indexing.storage import open_knowledge_base
 
-        kb = KnowledgeBase.open(settings, embedder)
+        kb = open_knowledge_base(settings, embedder)
         if generator == "ollama":
             from officeqa.generation import OllamaGenerator
 

@@ -19,7 +19,7 @@ those names. The rules:
 Only documents that are reports (a ``kind`` was read: 年度报告, annual report, 10-K, …) are
 scoped by their company: a contract or a memo names counterparties it is not about.
 
-Pure functions over the catalog the service supplies (``retrieval.scope.CatalogEntry``).
+Pure functions over the catalog the service supplies (``retrieval.catalog.CatalogEntry``).
 """
 
 from __future__ import annotations
@@ -27,12 +27,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from indexing.subjects import DocumentSubject, entity_key, is_specific, short_key
-
-if TYPE_CHECKING:
-    from retrieval.scope import CatalogEntry
+from retrieval.catalog import CatalogEntry
 
 #: A company-like name in a question: capitalised words ending in a legal form.
 _QUESTION_COMPANY = re.compile(

@@ -133,7 +133,7 @@ class ServerResources:
         generator: OllamaGenerator | str | None = "ollama",
         embedder: Embedder | None = None,
     ) -> ServerResources:
-        from indexing.knowledge_base import KnowledgeBase
+        from indexing.storage import open_knowledge_base
         from officeqa.embeddings import create_embedder
         from retrieval.l0 import get_router
         from retrieval.service import QuestionService
@@ -148,7 +148,7 @@ class ServerResources:
         router = get_router(settings)
 
         def open_kb(name: str) -> KnowledgeBase:
-            return KnowledgeBase.open(kbs.settings_for(name), shared)
+            return open_knowledge_base(kbs.settings_for(name), shared)
 
         def open_service(name: str) -> QuestionService:
             return QuestionService(kbs.settings_for(name), open_kb(name), model, router=router, owns_resources=False)

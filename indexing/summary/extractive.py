@@ -106,7 +106,8 @@ def _rank(weights: np.ndarray, prior: np.ndarray) -> np.ndarray:
         dangling = scores[out_sum == 0].sum()
         updated = (1 - DAMPING) * jump + DAMPING * (scores @ transition + dangling * jump)
         if np.abs(updated - scores).sum() < 1e-9:
-            return updated
+            converged: np.ndarray = updated
+            return converged
         scores = updated
     return scores
 
@@ -167,18 +168,18 @@ def textrank_summary(sources: Sequence[str], max_tokens: int, count: TokenCount,
     # pass 1: each source's own central sentence (ranked within the source: a section's topic sentence, not the
     # sentence that repeats words of the other sections), sources in the order of their best global score
     local = np.zeros(len(sentences))
-    for source in set(owner):
-        members = [i for i, o in enumerate(owner) if o == source]
+    for part in set(owner):
+        members = [i for i, o in enumerate(owner) if o == part]
         sub = similarity[np.ix_(members, members)]
         local[members] = _rank(sub, prior[members]) * prior[members]
     for i in order:
-        source = owner[i]
-        if source in covered:
+        part = owner[i]
+        if part in covered:
             continue
-        pick = max((j for j in range(len(sentences)) if owner[j] == source), key=lambda j: (local[j], -j))
+        pick = max((j for j in range(len(sentences)) if owner[j] == part), key=lambda j: (local[j], -j))
         if used + costs[pick] <= max_tokens:
             chosen.add(pick)
-            covered.add(source)
+            covered.add(part)
             used += costs[pick]
     for i in order:  # pass 2: the rest by rank while they fit
         if i not in chosen and used + costs[i] <= max_tokens:

@@ -10,6 +10,7 @@ inserted earlier in the document, and an unchanged section must keep its keys.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Sequence
@@ -102,6 +103,10 @@ def render_messages(
     return messages, estimate, cut
 
 
+def _fits(text: str, *, count: TokenCount, limit: int) -> bool:
+    return count(text) <= limit
+
+
 def _shrink(template: SummaryTemplate, node_input: NodeInput, room: int, count: TokenCount) -> NodeInput:
     """Cut every input text at a sentence end to its share of ``room`` (shares by length)."""
     sizes = [max(1, count(t)) for t in node_input.texts]
@@ -114,7 +119,7 @@ def _shrink(template: SummaryTemplate, node_input: NodeInput, room: int, count: 
         if size <= share:
             texts.append(text)
         else:
-            texts.append(cut_at_sentence_end(text, lambda t, share=share: count(t) <= share)[0])
+            texts.append(cut_at_sentence_end(text, functools.partial(_fits, count=count, limit=share))[0])
     return _with_texts(node_input, texts)
 
 

@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import logging
 from pathlib import PurePath
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from indexing.chunking import chunk_document
+from indexing.contracts import DocumentRegistry
+from indexing.document_store import DocumentStore
 from indexing.summary.builder import DocumentSource
 from indexing.summary.tree import SourceChunk
 from officeqa.domain import Chunk
 from officeqa.errors import DocumentNotFound
 from officeqa.scripts import detect_language
-
-if TYPE_CHECKING:
-    from indexing.knowledge_base import KnowledgeBase
+from officeqa.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -40,10 +41,20 @@ def source_chunks(chunks: list[Chunk]) -> list[SourceChunk]:
     return out
 
 
-def document_source(kb: KnowledgeBase, doc_id: str, path: str | None = None) -> DocumentSource:
-    """The summary tree's input for indexed document ``doc_id``; raises DocumentNotFound with the reason."""
-    from indexing.chunking import chunk_document
+class SourceStores(Protocol):
+    """The stores :func:`document_source` reads: a knowledge base has them, and so has the summary thread's
+    own handle set (its registry connection belongs to its thread)."""
 
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def registry(self) -> DocumentRegistry: ...
+    @property
+    def documents(self) -> DocumentStore: ...
+
+
+def document_source(kb: SourceStores, doc_id: str, path: str | None = None) -> DocumentSource:
+    """The summary tree's input for indexed document ``doc_id``; raises DocumentNotFound with the reason."""
     parsed = kb.documents.get(doc_id)
     label = path or doc_id
     if parsed is None:
@@ -63,4 +74,4 @@ def document_source(kb: KnowledgeBase, doc_id: str, path: str | None = None) -> 
     return DocumentSource(doc_id=doc_id, path=path or parsed.path, title=title, language=language, chunks=chunks)
 
 
-__all__ = ["document_source", "source_chunks"]
+__all__ = ["SourceStores", "document_source", "source_chunks"]

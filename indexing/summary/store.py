@@ -235,8 +235,9 @@ class SummaryStore:
                 rows = self._conn.execute("SELECT key FROM nodes").fetchall()
             else:
                 marks = ",".join("?" * len(doc_ids))
-                rows = self._conn.execute(f"SELECT key FROM nodes WHERE doc_id IN ({marks})", list(doc_ids))
-                rows = rows.fetchall()
+                rows = self._conn.execute(
+                    f"SELECT key FROM nodes WHERE doc_id IN ({marks})", list(doc_ids)
+                ).fetchall()
         return {r[0] for r in rows}
 
 

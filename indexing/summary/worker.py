@@ -37,15 +37,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from indexing.backends import open_queue
+from indexing.contracts import DocumentRegistry, JobStore
 from indexing.document_store import DocumentStore
-from indexing.jobs import DONE, FAILED, RUNNING, Job, JobQueue
-from indexing.registry import DUPLICATE, INDEXED, Registry
+from indexing.jobs import DONE, FAILED, RUNNING, Job
+from indexing.registry import DUPLICATE, INDEXED
+from indexing.summary.builder import BuildProgress, BuildReport, SummaryBuilder
+from indexing.summary.source import document_source
+from indexing.summary.store import SummaryStore
 from officeqa.errors import DocumentNotFound, GenerationError
 from officeqa.settings import Settings
 
 if TYPE_CHECKING:
-    from indexing.summary.builder import BuildProgress, BuildReport
-    from indexing.summary.store import SummaryStore
     from officeqa.generation import OllamaGenerator
 
 log = logging.getLogger(__name__)
@@ -69,7 +72,7 @@ class _Source:
     """What :func:`indexing.summary.source.document_source` reads: settings, registry, stored documents."""
 
     settings: Settings
-    registry: Registry
+    registry: DocumentRegistry
     documents: DocumentStore
 
 
@@ -84,8 +87,6 @@ def forget_trees(settings: Settings, doc_ids: Iterable[str], still_used: Callabl
     Their node summaries stay in the store (``summary.cache_days``): a document added back, or an edit
     that is reverted, reuses them. Returns the doc ids whose trees were deleted.
     """
-    from indexing.summary.store import SummaryStore
-
     gone = sorted({d for d in doc_ids if d and not still_used(d)})
     path = _store_path(settings)
     if not gone or not path.exists():
@@ -140,11 +141,8 @@ class SummaryWorker(threading.Thread):
 
     # -- the thread -------------------------------------------------------------------------------
     def run(self) -> None:
-        from indexing.storage import open_registry, queue_over
-        from indexing.summary.store import SummaryStore
-
-        registry = open_registry(self.settings)  # this thread's own handle, in the configured backend
-        jobs = queue_over(registry, self.settings)
+        jobs = open_queue(self.settings)  # this thread's own registry handle, in the configured backend
+        registry = jobs.registry
         source = _Source(self.settings, registry, DocumentStore(registry))
         store = SummaryStore(_store_path(self.settings))
         try:
@@ -164,23 +162,20 @@ class SummaryWorker(threading.Thread):
             store.close()
             registry.close()
 
-    def _prune(self, registry: Registry, store: SummaryStore) -> None:
+    def _prune(self, registry: DocumentRegistry, store: SummaryStore) -> None:
         """Trees of documents removed while no summarising pool ran (``officeqa remove``) go at start-up."""
         live = {r.doc_id for r in registry.documents(statuses=[INDEXED, DUPLICATE])}
         trees, _ = store.prune(live, self.settings.summary.cache_days)
         if trees:
             log.info("summary trees of %d removed documents deleted", trees)
 
-    def _run_job(self, job: Job, jobs: JobQueue, source: _Source, store: SummaryStore) -> None:
-        from indexing.summary.builder import SummaryBuilder
-        from indexing.summary.source import document_source
-
+    def _run_job(self, job: Job, jobs: JobStore, source: _Source, store: SummaryStore) -> None:
         record = source.registry.get(job.path)
         if record is None or record.status != INDEXED:
             self._done(jobs, job, "skipped", "nothing indexed at this path (removed, failed or a duplicate)")
             return
         try:
-            document = document_source(source, record.doc_id, record.path)  # type: ignore[arg-type]
+            document = document_source(source, record.doc_id, record.path)
         except DocumentNotFound as exc:
             self._fail(jobs, job, "not_found", str(exc))
             return
@@ -226,21 +221,21 @@ class SummaryWorker(threading.Thread):
         return self.generator
 
     # -- job transitions (this thread's own registry connection) ------------------------------------
-    def _yielded(self, jobs: JobQueue, job: Job, why: str) -> None:
+    def _yielded(self, jobs: JobStore, job: Job, why: str) -> None:
         if why in ("stop", "preempt"):
             jobs.release(job)  # PENDING again, no attempt counted: the stored nodes make the next run short
         elif why == "superseded":
             self._done(jobs, job, "superseded", "the file was queued for indexing again")
         # cancelled: ``remove`` ended the job already
 
-    def _done(self, jobs: JobQueue, job: Job, outcome: str, message: str) -> None:
+    def _done(self, jobs: JobStore, job: Job, outcome: str, message: str) -> None:
         with jobs.registry.transaction():
             if not jobs.is_mine_in_tx(job.id, self.worker_id):
                 return
             jobs.done_in_tx(job, outcome, 0, message)
         self._emit(job, DONE, outcome, None)
 
-    def _fail(self, jobs: JobQueue, job: Job, kind: str, message: str) -> None:
+    def _fail(self, jobs: JobStore, job: Job, kind: str, message: str) -> None:
         with jobs.registry.transaction():
             if not jobs.is_mine_in_tx(job.id, self.worker_id):
                 return

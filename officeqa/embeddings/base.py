@@ -60,7 +60,8 @@ class Embedder(ABC):
 
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one search query: a (dim,) float32 vector."""
-        return self.embed_queries([text])[0]
+        vector: np.ndarray = self.embed_queries([text])[0]
+        return vector
 
 
 def normalise_rows(matrix: np.ndarray) -> np.ndarray:
@@ -70,4 +71,5 @@ def normalise_rows(matrix: np.ndarray) -> np.ndarray:
         out = out[None, :]
     norms = np.linalg.norm(out, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return (out / norms).astype(np.float32, copy=False)
+    unit: np.ndarray = (out / norms).astype(np.float32, copy=False)
+    return unit

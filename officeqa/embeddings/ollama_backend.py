@@ -21,8 +21,8 @@ class OllamaEmbedder(Embedder):
         self._dim: int | None = None
         self.name = f"ollama:{model}"
 
-    @property  # type: ignore[override]
-    def dim(self) -> int:
+    @property
+    def dim(self) -> int:  # type: ignore[override]  # the base declares a plain attribute
         """Ollama does not announce the vector length; one probe embedding tells it."""
         if self._dim is None:
             self._dim = int(self.embed_batch(["dim probe"]).shape[1])

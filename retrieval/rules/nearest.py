@@ -37,6 +37,7 @@ import numpy as np
 
 from officeqa.embeddings.base import Embedder
 from officeqa.errors import ConfigurationError
+from retrieval.rules.loader import ALL_ROUTES
 from retrieval.rules.normalize import normalize
 
 __all__ = ["SHIPPED_EXAMPLES", "Example", "NearestExamples", "NearestResult", "load_examples"]
@@ -76,8 +77,6 @@ class NearestResult:
 
 
 def _read_jsonl(text: str, source: str) -> list[Example]:
-    from retrieval.rules.loader import ALL_ROUTES as known
-
     out: list[Example] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -87,7 +86,7 @@ def _read_jsonl(text: str, source: str) -> list[Example]:
             instruction, route = entry["instruction"], entry.get("route") or entry["expected_route"]
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             raise ConfigurationError(f"{source}:{number}: expected {{\"instruction\", \"route\"}}: {exc}") from exc
-        if route not in known:
+        if route not in ALL_ROUTES:
             raise ConfigurationError(f"{source}:{number}: unknown route {route!r}")
         out.append(Example(normalize(str(instruction)), route))
     return out

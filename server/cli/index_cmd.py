@@ -80,9 +80,9 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
 
 
 def _open(settings: Settings):
-    from indexing.knowledge_base import KnowledgeBase
+    from indexing.storage import open_knowledge_base
 
-    return KnowledgeBase.open(settings)
+    return open_knowledge_base(settings)
 
 
 def _events(as_json: bool):

@@ -82,10 +82,10 @@ def _stop_on_signals(stop: Callable[[], None]) -> Iterator[None]:
 
 
 def run_worker(args: argparse.Namespace, settings: Settings) -> int:
-    from indexing.knowledge_base import KnowledgeBase
+    from indexing.storage import open_knowledge_base
     from indexing.workers import WorkerPool
 
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         pool = WorkerPool(kb, workers=args.workers, on_event=_printer(args.json))
 
         def idle() -> bool:
@@ -98,9 +98,9 @@ def run_worker(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def run_jobs(args: argparse.Namespace, settings: Settings) -> int:
-    from indexing.knowledge_base import KnowledgeBase
+    from indexing.storage import open_knowledge_base
 
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         jobs = kb.jobs.find(states=args.state, limit=args.limit or None)
         counts = kb.jobs.counts()
     if args.json:
@@ -117,14 +117,14 @@ def run_jobs(args: argparse.Namespace, settings: Settings) -> int:
 
 def run_watch(args: argparse.Namespace, settings: Settings) -> int:
     from indexing.ingest import enqueue_paths
-    from indexing.knowledge_base import KnowledgeBase
+    from indexing.storage import open_knowledge_base
     from indexing.watch import FolderWatcher
     from indexing.workers import WorkerPool
 
     if args.poll:
         settings = settings.model_copy(update={"jobs": settings.jobs.model_copy(update={"watch_poll": True})})
     show = _printer(args.json)
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         first = enqueue_paths(kb, args.folders, source="watch")
         show({"event": "queued", "jobs": len(first.job_ids), "unchanged": len(first.unchanged)})
         for entry in first.walk.skipped:

@@ -103,9 +103,9 @@ class Progress:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from indexing.ingest import supported_suffixes
-    from indexing.knowledge_base import KnowledgeBase
+    from indexing.preparation import supported_suffixes
     from indexing.registry import DUPLICATE, INDEXED
+    from indexing.storage import open_knowledge_base
     from indexing.summary import SummaryBuilder, SummaryStore, document_source, summary_store_path
     from indexing.walking import walk
 
@@ -116,7 +116,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     out_dir = Path(args.out)
     failures: list[Failure] = []
     written = 0
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         index_report = kb.index_paths(args.paths, progress=sys.stderr.isatty())
         exclusions = kb.registry.exclusions()
         walked = walk(args.paths, supported_suffixes(), excluded=exclusions.__contains__ if exclusions else None)

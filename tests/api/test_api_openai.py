@@ -18,7 +18,7 @@ from litestar.testing import TestClient
 from live_server import serve
 from server_helpers import make_settings, wait_indexed
 
-from indexing.knowledge_base import KnowledgeBase
+from indexing.storage import open_knowledge_base
 from server.app import create_app
 
 POLICY = "# 报销制度\n\n## 第三条 时限\n\n报销需在出差结束后十日内提交，逾期不予受理。\n".encode()
@@ -101,7 +101,7 @@ def test_follow_up_messages_are_the_history(client: openai.OpenAI, fake: FakeOll
 def test_without_a_model_the_notice_leads_the_text(tmp_path: Path) -> None:
     settings = make_settings(tmp_path)
     (tmp_path / "报销制度.md").write_bytes(POLICY)
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         assert not kb.index_paths([tmp_path / "报销制度.md"]).failed
     with TestClient(create_app(settings, generator=None)) as http:
         body = http.post("/v1/chat/completions", json={
@@ -171,7 +171,7 @@ def test_legacy_completions_answer_the_prompt_on_the_same_path(client: openai.Op
 def test_usage_is_counted_when_no_model_answered(tmp_path: Path) -> None:
     settings = make_settings(tmp_path)
     (tmp_path / "报销制度.md").write_bytes(POLICY)
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         assert not kb.index_paths([tmp_path / "报销制度.md"]).failed
     with TestClient(create_app(settings, generator=None)) as http:
         body = http.post("/v1/chat/completions", json={

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from fake_ollama import FakeOllama, Reply
 
-from indexing.knowledge_base import KnowledgeBase
+from indexing.storage import open_knowledge_base
 from officeqa.generation import OllamaGenerator
 from officeqa.settings import EmbeddingSettings, OllamaSettings, Settings
 from retrieval.pipeline import AnswerPipeline
@@ -33,7 +33,7 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory, corpus_dir: Path) -> Path
     """One knowledge base for the module: zh_test.txt and the Markdown files."""
     folder = tmp_path_factory.mktemp("kb")
     settings = Settings(data_dir=folder, embedding=EmbeddingSettings(backend="hash"))
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         report = kb.index_paths([corpus_dir / "txt" / "zh_test.txt", corpus_dir / "md"])
         kb.save()
     assert not report.failed
@@ -81,7 +81,7 @@ def assert_cites_the_answer_chunk(citations: list[dict]) -> None:
 
 def test_extractive_answer_from_the_index(data_dir: Path) -> None:
     settings = settings_for(data_dir)
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         pipeline = AnswerPipeline(settings, lambda q, k: search(kb, q, "hybrid", k), OllamaGenerator(settings.ollama))
         answer = pipeline.ask(QUESTION)
     assert answer.mode == "extractive"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from indexing.knowledge_base import KnowledgeBase
+from indexing.storage import open_knowledge_base
 from officeqa.settings import EmbeddingSettings, OllamaSettings, Settings
 from retrieval.service import QuestionService
 
@@ -67,7 +67,7 @@ def service(tmp_path_factory: pytest.TempPathFactory):
         (docs / f"report_{i}.md").write_text(_report(name, ticker, fact, revenue), encoding="utf-8")
     settings = Settings(data_dir=root / "data", embedding=EmbeddingSettings(backend="hash"),
                         ollama=OllamaSettings(host="http://127.0.0.1:9", connect_timeout_s=0.5, retries=0))
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         report = kb.index_paths([docs])
     assert not report.failed, report.failed
     with QuestionService.open(settings, generator=None) as svc:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from indexing.knowledge_base import KnowledgeBase
+from indexing.storage import open_knowledge_base
 from officeqa.settings import EmbeddingSettings, OllamaSettings, Settings
 from retrieval.answering import Answer
 from retrieval.service import QuestionService
@@ -62,7 +62,7 @@ def knowledge_base(tmp_path: Path) -> tuple[Path, Path]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content, encoding="utf-8")
     data = tmp_path / "data"
-    with KnowledgeBase.open(_settings(data)) as kb:
+    with open_knowledge_base(_settings(data)) as kb:
         assert not kb.index_paths([root]).failed
     return root, data
 

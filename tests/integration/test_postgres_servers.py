@@ -21,9 +21,9 @@ import httpx
 import pytest
 from postgres_server import new_schema
 
+from indexing.backends import job_queue
 from indexing.jobs import KIND_SUMMARISE
-from indexing.knowledge_base import KnowledgeBase
-from indexing.storage import job_queue
+from indexing.storage import open_knowledge_base
 from officeqa.settings import EmbeddingSettings, Settings, StorageSettings
 
 START_TIMEOUT_S = 180.0  # guards against a hang only
@@ -152,7 +152,7 @@ def test_two_servers_on_one_postgres_share_uploads_answers_and_deletes(tmp_path:
 
     settings = Settings(data_dir=tmp_path / "data", embedding=EmbeddingSettings(backend="hash"),
                         storage=StorageSettings(backend="postgres", postgres_dsn=postgres_dsn, postgres_schema=schema))
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         report = kb.check()
         assert report.clean, report.to_json()
         assert report.registry_chunks == report.chroma_chunks == report.bm25_chunks > 0

@@ -17,8 +17,8 @@ import pytest
 
 from eval.harness import build_summary_trees
 from indexing.jobs import DONE, KIND_SUMMARISE, PENDING
-from indexing.knowledge_base import KnowledgeBase
 from indexing.service import IngestService
+from indexing.storage import open_knowledge_base
 from indexing.summary import summary_store_path
 from officeqa.settings import EmbeddingSettings, OllamaSettings, Settings
 from retrieval.service import QuestionService
@@ -90,7 +90,7 @@ def kb_settings(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, Pat
         embedding=EmbeddingSettings(backend="hash"),
         ollama=OllamaSettings(host="http://127.0.0.1:9", connect_timeout_s=0.5, retries=0),
     )
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         report = kb.index_paths([root])
         build_summary_trees(kb)  # as the background summariser does after indexing (summary.on_index)
     assert not report.failed, report.failed
@@ -227,7 +227,7 @@ def test_a_computation_routed_to_retrieval_is_answered_exactly_from_a_table(tmp_
                                    encoding="utf-8")
     settings = Settings(data_dir=tmp_path / "data", embedding=EmbeddingSettings(backend="hash"),
                         ollama=OllamaSettings(host="http://127.0.0.1:9", connect_timeout_s=0.5, retries=0))
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         assert not kb.index_paths([files]).failed
     with QuestionService.open(settings, generator=None) as svc:
         total = svc.ask("How many Stanley Cups in total?")  # the file is named by the column's own words
@@ -269,7 +269,7 @@ def test_a_missing_summary_tree_is_queued_and_the_question_answered_from_what_ex
     (files / name).write_text(FILES[f"通知/{name}"], encoding="utf-8")
     settings = Settings(data_dir=tmp_path / "data", embedding=EmbeddingSettings(backend="hash"),
                         ollama=OllamaSettings(host="http://127.0.0.1:9", connect_timeout_s=0.5, retries=0))
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         assert not kb.index_paths([files]).failed
     with QuestionService.open(settings, generator=None) as svc:
         first = svc.ask(f"{name} 讲了什么？")
@@ -315,7 +315,7 @@ def test_a_low_confidence_rule_that_found_nothing_leaves_the_question_to_the_mod
     fake_ollama.reply_fn = reply
     settings = Settings(data_dir=tmp_path / "data", embedding=EmbeddingSettings(backend="hash"),
                         ollama=OllamaSettings(host=fake_ollama.url, connect_timeout_s=0.5, retries=0))
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         assert not kb.index_paths([files]).failed
     generator = OllamaGenerator(settings.ollama)
     try:

@@ -23,7 +23,7 @@ import pytest
 from fake_ollama import FakeOllama, Reply
 from summary_docs import write_report
 
-from indexing.knowledge_base import KnowledgeBase
+from indexing.storage import open_knowledge_base
 from indexing.summary import (
     SummaryBuilder,
     SummaryStore,
@@ -83,7 +83,7 @@ def run_cli(config: Path, *args: str) -> int:
 
 
 def load_tree(settings: Settings, path: Path) -> SummaryTree:
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         record = kb.registry.get(str(path.resolve()))
         assert record is not None
         doc_id = record.doc_id
@@ -129,7 +129,7 @@ def test_tree_follows_the_heading_tree_of_a_40_page_report(tmp_path: Path, repor
     assert sorted(got) == sorted(expected)
     assert [tree.node(c).title for c in root.children] == [c.title for c in outline]
     # leaves cover every chunk once, in document order; a group's chunks lie in its parent's section
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         source = document_source(kb, tree.doc_id, str(path.resolve()))
     leaves = [n for n in tree.nodes if not n.children]
     assert [cid for leaf in leaves for cid in leaf.chunk_ids] == [c.id for c in source.chunks]
@@ -175,7 +175,7 @@ def test_a_killed_batch_resumes_with_only_the_missing_model_calls(
     path, _ = report
     settings = make_settings(tmp_path / "data", fake_ollama.url)
     config = write_config(tmp_path / "officeqa.toml", settings)
-    with KnowledgeBase.open(settings) as kb:  # indexed beforehand: the subprocess only summarises
+    with open_knowledge_base(settings) as kb:  # indexed beforehand: the subprocess only summarises
         assert not kb.index_paths([path]).failed
     summarising_server(fake_ollama)
     answer = fake_ollama.reply_fn
@@ -265,7 +265,7 @@ def test_model_failure_mid_document_falls_back_then_a_rerun_makes_only_the_missi
     fake_ollama.reply_fn = failing
     from officeqa.generation import OllamaGenerator
 
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         assert not kb.index_paths([path]).failed
         record = kb.registry.get(str(path.resolve()))
         source = document_source(kb, record.doc_id, record.path)

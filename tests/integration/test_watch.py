@@ -109,7 +109,7 @@ def test_watch_feeds_the_postgres_knowledge_base(tmp_path: Path, postgres_dsn: s
     """With storage.backend=postgres the watcher's jobs go to the shared queue (nothing in a local SQLite file)."""
     from postgres_server import new_schema
 
-    from indexing.storage import open_registry
+    from indexing.backends import open_registry
     from officeqa.settings import StorageSettings
 
     docs = tmp_path / "docs"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from indexing.knowledge_base import KnowledgeBase
+from indexing.storage import open_knowledge_base
 from officeqa.settings import EmbeddingSettings, OllamaSettings, Settings
 from officeqa.text_tokens import tokenize_for_bm25
 from prompts.assembler import Material
@@ -77,7 +77,7 @@ def test_a_greeting_gets_what_the_assistant_can_do_not_quotes(tmp_path: Path) ->
     (files / "football.md").write_text("# 比赛\n\nHi-Tech 队以 3:1 战胜对手，hi 球迷们欢呼。\n", encoding="utf-8")
     settings = Settings(data_dir=tmp_path / "data", embedding=EmbeddingSettings(backend="hash"),
                         ollama=OllamaSettings(host="http://127.0.0.1:9", connect_timeout_s=0.5, retries=0))
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         kb.index_paths([files])
     with QuestionService.open(settings, generator=None) as service:
         for greeting, word in (("hi", "Hello"), ("你好", "你好"), ("谢谢！", "你好")):

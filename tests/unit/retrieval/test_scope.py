@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from indexing.profile import DocumentProfile, name_key
-from retrieval.scope import CatalogEntry, newest_versions, resolve_explicit, resolve_named
+from retrieval.catalog import CatalogEntry
+from retrieval.scope import newest_versions, resolve_explicit, resolve_named
 
 
 def entry(doc_id: str, path: str, title: str, version: str | None = None, date: str | None = None,

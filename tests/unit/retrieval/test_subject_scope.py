@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from indexing.profile import DocumentProfile, family_key, text_signature
 from indexing.subjects import KIND_ANNUAL, DocumentSubject
-from retrieval.scope import CatalogEntry, resolve_named, versions_of
+from retrieval.catalog import CatalogEntry
+from retrieval.scope import resolve_named, versions_of
 from retrieval.subjects import resolve_subjects
 
 

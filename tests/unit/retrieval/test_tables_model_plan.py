@@ -17,8 +17,8 @@ import pytest
 from fake_ollama import FakeOllama, Reply
 
 from eval.table_heldout.kb import World, write_kb
-from indexing.knowledge_base import KnowledgeBase
 from indexing.parsing import parse_file
+from indexing.storage import open_knowledge_base
 from indexing.table_store import TableStore
 from officeqa.generation import OllamaGenerator
 from officeqa.settings import EmbeddingSettings, OllamaSettings, Settings
@@ -173,7 +173,7 @@ def service_kb(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, Worl
     root = tmp_path_factory.mktemp("files")
     data = write_kb(root)
     settings = Settings(data_dir=tmp_path_factory.mktemp("data"), embedding=EmbeddingSettings(backend="hash"))
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         report = kb.index_paths([root])
     assert not report.failed
     return settings, data

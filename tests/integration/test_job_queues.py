@@ -1,4 +1,6 @@
-"""The job queue on a real SQLite file: one live job per path, exclusive claims, retries, dead workers."""
+"""The job queue contract on both backends (a real SQLite file, a real PostgreSQL): one live job per path,
+exclusive claims, retries with backoff, dead workers, re-runs. The rules are written once
+(:class:`indexing.jobs.QueueRules`); every case here runs on both backends' rows."""
 
 from __future__ import annotations
 
@@ -6,10 +8,14 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from postgres_server import new_schema
 
+from indexing.backends import job_queue
+from indexing.contracts import JobStore
 from indexing.jobs import (
     DONE,
     FAILED,
@@ -20,8 +26,11 @@ from indexing.jobs import (
     new_worker_id,
     worker_alive,
 )
+from indexing.postgres.jobs import PostgresJobQueue
+from indexing.postgres.registry import PostgresRegistry
+from indexing.postgres.stores import open_database
 from indexing.registry import Registry
-from officeqa.settings import JobsSettings
+from officeqa.settings import JobsSettings, Settings, StorageSettings
 
 
 class Clock:
@@ -37,15 +46,29 @@ def clock() -> Clock:
     return Clock()
 
 
+@pytest.fixture(params=["embedded", "postgres"])
+def backend_settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
+    """A knowledge base's settings in each backend (PostgreSQL: a schema of its own on the session's server)."""
+    if request.param == "embedded":
+        return Settings(data_dir=tmp_path / "data")
+    dsn = request.getfixturevalue("postgres_dsn")
+    storage = StorageSettings(backend="postgres", postgres_dsn=dsn, postgres_schema=new_schema())
+    return Settings(data_dir=tmp_path / "data", storage=storage)
+
+
 @pytest.fixture
-def queue(tmp_path: Path, clock: Clock) -> JobQueue:
-    registry = Registry(tmp_path / "registry.sqlite3")
+def queue(backend_settings: Settings, clock: Clock) -> Iterator[JobStore]:
+    """The backend's queue with a clock the test moves (the backends' factory takes none)."""
     settings = JobsSettings(max_attempts=3, retry_backoff_s=10, retry_backoff_max_s=15, max_interruptions=2)
-    yield JobQueue(registry, settings, clock=clock)
-    registry.close()
+    if backend_settings.storage.backend == "embedded":
+        registry = Registry(Path(backend_settings.data_dir) / "registry.sqlite3")
+        yield JobQueue(registry, settings, clock=clock)
+        registry.close()
+    else:
+        yield PostgresJobQueue(PostgresRegistry(open_database(backend_settings)), settings, clock=clock)
 
 
-def test_one_live_job_per_path(queue: JobQueue) -> None:
+def test_one_live_job_per_path(queue: JobStore) -> None:
     first = queue.enqueue("/docs/a.txt", doc_hash="h1")
     assert queue.enqueue("/docs/a.txt", doc_hash="h2", force=True) == first
     job = queue.get(first)
@@ -54,7 +77,7 @@ def test_one_live_job_per_path(queue: JobQueue) -> None:
     assert queue.counts() == {PENDING: 2}
 
 
-def test_claims_are_exclusive_and_a_running_job_gets_a_rerun(queue: JobQueue, clock: Clock) -> None:
+def test_claims_are_exclusive_and_a_running_job_gets_a_rerun(queue: JobStore, clock: Clock) -> None:
     job_id = queue.enqueue("/docs/a.txt")
     job = queue.claim("w1")
     assert job is not None and job.id == job_id and job.state == RUNNING
@@ -68,7 +91,7 @@ def test_claims_are_exclusive_and_a_running_job_gets_a_rerun(queue: JobQueue, cl
     assert rerun is not None and rerun.kind == "remove" and rerun.id != job_id
 
 
-def test_transient_failures_back_off_then_fail(queue: JobQueue, clock: Clock) -> None:
+def test_transient_failures_back_off_then_fail(queue: JobStore, clock: Clock) -> None:
     queue.enqueue("/docs/slow.pdf")
     job = queue.claim("w")
     with queue.registry.transaction():
@@ -89,7 +112,7 @@ def test_transient_failures_back_off_then_fail(queue: JobQueue, clock: Clock) ->
     assert "jobs.max_attempts" in final.error_message
 
 
-def test_permanent_failures_are_not_retried(queue: JobQueue) -> None:
+def test_permanent_failures_are_not_retried(queue: JobStore) -> None:
     queue.enqueue("/docs/locked.docx")
     job = queue.claim("w")
     with queue.registry.transaction():
@@ -97,7 +120,7 @@ def test_permanent_failures_are_not_retried(queue: JobQueue) -> None:
     assert queue.get(job.id).attempts == 1 and queue.claim("w") is None
 
 
-def test_jobs_of_dead_workers_are_requeued_not_failed(queue: JobQueue, tmp_path: Path) -> None:
+def test_jobs_of_dead_workers_are_requeued_not_failed(queue: JobStore, tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     dead_pid = int(done.stdout)  # that process has exited
     dead = new_worker_id().split("|")
@@ -127,7 +150,7 @@ def test_worker_identity_tells_live_from_dead() -> None:
     assert not worker_alive("elsewhere|1|1|x", heartbeat_at=100.0, lease_s=60, now=200.0)
 
 
-def test_cancel_and_release(queue: JobQueue) -> None:
+def test_cancel_and_release(queue: JobStore) -> None:
     queue.enqueue("/docs/a.txt")
     job = queue.claim("w")
     queue.release(job)
@@ -140,31 +163,28 @@ def test_cancel_and_release(queue: JobQueue) -> None:
     assert (cancelled.state, cancelled.outcome) == (DONE, "cancelled")
 
 
-def test_concurrent_claims_from_many_connections_never_share_a_job(tmp_path: Path) -> None:
-    path = tmp_path / "registry.sqlite3"
-    setup = Registry(path)
-    JobQueue(setup).enqueue_many((f"/docs/{i}.txt", "index", None, False) for i in range(200))
-    setup.close()
+def test_concurrent_claims_from_many_connections_never_share_a_job(backend_settings: Settings) -> None:
+    """Eight threads, each with a handle (connection) of its own, claim from one queue: no job twice, none left."""
+    with job_queue(backend_settings) as setup:
+        ids = setup.enqueue_many((f"/docs/{i}.txt", "index", None, False) for i in range(200))
     claimed: list[int] = []
     lock = threading.Lock()
 
     def worker(name: str) -> None:
-        registry = Registry(path)
-        queue = JobQueue(registry)
-        while (job := queue.claim(name)) is not None:
-            with lock:
-                claimed.append(job.id)
-        registry.close()
+        with job_queue(backend_settings) as jobs:
+            while (job := jobs.claim(name)) is not None:
+                with lock:
+                    claimed.append(job.id)
 
-    threads = [threading.Thread(target=worker, args=(f"w{i}",)) for i in range(4)]
+    threads = [threading.Thread(target=worker, args=(f"w{i}",)) for i in range(8)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert sorted(claimed) == list(range(1, 201))
+    assert sorted(claimed) == sorted(ids) and len(set(claimed)) == len(claimed) == 200
 
 
-def test_paths_with_undecodable_bytes_are_kept_exactly(queue: JobQueue) -> None:
+def test_paths_with_undecodable_bytes_are_kept_exactly(queue: JobStore) -> None:
     path = os.fsdecode(b"/docs/caf\xe9.txt")
     job_id = queue.enqueue(path)
     job = queue.get(job_id)
