@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from eval.fake_ollama import Reply
+from officeqa.scripts import is_han
 
 __all__ = ["Material", "grounded_reply", "grounded_text", "parse_prompt"]
 
@@ -81,7 +82,7 @@ def _terms(text: str) -> set[str]:
     from officeqa.text_tokens import tokenize_for_bm25
 
     return {t for t in tokenize_for_bm25(text)
-            if t not in _QUESTION_WORDS and not (len(t) == 1 and "\u4e00" <= t <= "\u9fff")}
+            if t not in _QUESTION_WORDS and not (len(t) == 1 and is_han(t))}
 
 
 def _units(material: Material) -> list[str]:
