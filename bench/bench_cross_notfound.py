@@ -1,7 +1,7 @@
 """Cross-language "not found": how similar is the best sentence when the answer is there, and when it is not?
 
 An English question over Chinese documents cannot be judged by shared words, so the extractive answer
-ranks sentences by the embedder's cosine (``retrieval.extractive._by_similarity``). Whether the
+ranks sentences by the embedder's cosine (``retrieval.extractive.answer._by_similarity``). Whether the
 documents answer at all can only be judged by how high that best cosine is. This bench measures it on
 MLQA en→zh (questions and paragraphs written by others; converted by ``python -m eval.datasets`` into
 ``bench/results/cache/datasets/mlqa_en2zh``): per question, the sentences of the 3 paragraphs nearest to

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from eval.fake_ollama import Reply
+from officeqa.scripts import is_han
 from officeqa.text_tokens import tokenize_for_bm25
 from officeqa.tokens import default_token_counter
 from retrieval.followup import rule_rewrite
@@ -82,7 +83,7 @@ def parse_prompt(user: str) -> tuple[str, list[Material], str, str]:
 def _terms(text: str) -> set[str]:
     """Topic terms: the product's BM25 terms less question words and lone Chinese characters ("去", "报")."""
     return {t for t in tokenize_for_bm25(text)
-            if t not in _QUESTION_WORDS and not (len(t) == 1 and "\u4e00" <= t <= "\u9fff")}
+            if t not in _QUESTION_WORDS and not (len(t) == 1 and is_han(t))}
 
 
 def _units(material: Material) -> list[str]:

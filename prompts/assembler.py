@@ -190,11 +190,7 @@ def assemble(
     ``window`` is the num_ctx sent to the model. Raises ConfigurationError when even
     the instruction, background, question and requirements do not fit.
     """
-    prompt_budget = window - answer_reserve
-    if prompt_budget <= 0:
-        raise ConfigurationError(f"answer reserve {answer_reserve} leaves no room in a window of {window} tokens")
-    if not 0 < materials_share <= 1:
-        raise ConfigurationError(f"materials_share must be in (0, 1], got {materials_share}")
+    prompt_budget = _prompt_budget(window, answer_reserve, materials_share)
     steps: list[str] = []
     all_scope = "全部已索引文档" if template.language == "zh" else "all indexed documents"
     layout = _Layout(template, question, _documents_text(template, materials), scope or all_scope)
@@ -207,55 +203,83 @@ def assemble(
         _shrink_fixed_parts(layout, prompt_budget, fixed_cost, steps)
     fixed = fixed_cost()
     materials_budget = min(int(window * materials_share), prompt_budget - fixed)
-
-    sep_cost = count("\n\n")
-
-    def cost(n: int, material: Material, text: str) -> int:
-        return count(layout.item(n, material, text)) + sep_cost
-
-    forms = ["full"] * len(materials)
-    texts = [m.text for m in materials]
-    costs = [cost(i + 1, m, m.text) for i, m in enumerate(materials)]
-
-    if sum(costs) > materials_budget:
-        for i in reversed(range(len(materials))):  # 1. summaries, least relevant first
-            if sum(costs) <= materials_budget:
-                break
-            summary = materials[i].summary
-            if summary and (c := cost(i + 1, materials[i], summary)) < costs[i]:
-                forms[i], texts[i], costs[i] = "summary", summary, c
-                if "summaries" not in steps:
-                    steps.append("summaries")
-
-    keep = len(materials)
-    if sum(costs) > materials_budget:  # 2. fewer chunks: the longest prefix that fits
-        used, keep = 0, 0
-        while keep < len(materials) and used + costs[keep] <= materials_budget:
-            used += costs[keep]
-            keep += 1
-        steps.append("fewer_chunks")
-        for i in range(keep):  # a summary that is no longer needed goes back to full text
-            if forms[i] == "summary":
-                full = cost(i + 1, materials[i], materials[i].text)
-                if used - costs[i] + full <= materials_budget:
-                    used += full - costs[i]
-                    forms[i], texts[i], costs[i] = "full", materials[i].text, full
-
-    included = [IncludedMaterial(i + 1, materials[i], forms[i], texts[i], costs[i]) for i in range(keep)]
-    dropped = list(materials[keep:])
-
-    room = materials_budget - sum(costs[:keep])
-    if dropped and (room >= min_fragment_tokens or not included):  # 3. cut the next material at a sentence end
-        n, material = keep + 1, materials[keep]
-        fragment, clean = cut_at_sentence_end(texts[keep], lambda t: cost(n, material, t) <= room)
-        if fragment:
-            included.append(IncludedMaterial(n, material, "truncated", fragment, cost(n, material, fragment)))
-            dropped.pop(0)
-            steps.append("truncated" if clean else "truncated_mid_sentence")
-
-    return _finish(layout, template, included, dropped, steps, count, overhead, fixed,
+    fitting = _Fitting(layout, materials, count, materials_budget, steps)
+    fitting.prefer_summaries()
+    fitting.fewer_chunks()
+    fitting.truncate_next(min_fragment_tokens)
+    return _finish(layout, template, fitting.included, fitting.dropped, steps, count, overhead, fixed,
                    window=window, answer_reserve=answer_reserve, prompt_budget=prompt_budget,
                    materials_budget=materials_budget)
+
+
+def _prompt_budget(window: int, answer_reserve: int, materials_share: float) -> int:
+    """The tokens the prompt may use; a reserve or share that leaves none is a configuration error."""
+    prompt_budget = window - answer_reserve
+    if prompt_budget <= 0:
+        raise ConfigurationError(f"answer reserve {answer_reserve} leaves no room in a window of {window} tokens")
+    if not 0 < materials_share <= 1:
+        raise ConfigurationError(f"materials_share must be in (0, 1], got {materials_share}")
+    return prompt_budget
+
+
+class _Fitting:
+    """The materials' forms (full, summary, truncated), texts and costs while they are fitted into the budget,
+    in the design's order: summaries first, then fewer chunks, then the next one cut at a sentence end."""
+
+    def __init__(self, layout: _Layout, materials: Sequence[Material], count: TokenCount, budget: int,
+                 steps: list[str]) -> None:
+        self.layout, self.materials, self.budget, self.steps, self.count = layout, materials, budget, steps, count
+        self.sep_cost = count("\n\n")
+        self.forms = ["full"] * len(materials)
+        self.texts = [m.text for m in materials]
+        self.costs = [self.cost(i + 1, m, m.text) for i, m in enumerate(materials)]
+        self.keep = len(materials)
+        self.included: list[IncludedMaterial] = []
+        self.dropped: list[Material] = []
+
+    def cost(self, n: int, material: Material, text: str) -> int:
+        return self.count(self.layout.item(n, material, text)) + self.sep_cost
+
+    def prefer_summaries(self) -> None:
+        """1. Summaries instead of full text, least relevant first, until the materials fit."""
+        for i in reversed(range(len(self.materials))):
+            if sum(self.costs) <= self.budget:
+                return
+            summary = self.materials[i].summary
+            if summary and (c := self.cost(i + 1, self.materials[i], summary)) < self.costs[i]:
+                self.forms[i], self.texts[i], self.costs[i] = "summary", summary, c
+                if "summaries" not in self.steps:
+                    self.steps.append("summaries")
+
+    def fewer_chunks(self) -> None:
+        """2. The longest prefix that fits; a summary no longer needed goes back to full text."""
+        if sum(self.costs) > self.budget:
+            used, self.keep = 0, 0
+            while self.keep < len(self.materials) and used + self.costs[self.keep] <= self.budget:
+                used += self.costs[self.keep]
+                self.keep += 1
+            self.steps.append("fewer_chunks")
+            for i in range(self.keep):
+                if self.forms[i] == "summary":
+                    full = self.cost(i + 1, self.materials[i], self.materials[i].text)
+                    if used - self.costs[i] + full <= self.budget:
+                        used += full - self.costs[i]
+                        self.forms[i], self.texts[i], self.costs[i] = "full", self.materials[i].text, full
+        self.included = [IncludedMaterial(i + 1, self.materials[i], self.forms[i], self.texts[i], self.costs[i])
+                         for i in range(self.keep)]
+        self.dropped = list(self.materials[self.keep :])
+
+    def truncate_next(self, min_fragment_tokens: int) -> None:
+        """3. The next material cut at a sentence end into the room left (when the room is worth it)."""
+        room = self.budget - sum(self.costs[: self.keep])
+        if not self.dropped or (room < min_fragment_tokens and self.included):
+            return
+        n, material = self.keep + 1, self.materials[self.keep]
+        fragment, clean = cut_at_sentence_end(self.texts[self.keep], lambda t: self.cost(n, material, t) <= room)
+        if fragment:
+            self.included.append(IncludedMaterial(n, material, "truncated", fragment, self.cost(n, material, fragment)))
+            self.dropped.pop(0)
+            self.steps.append("truncated" if clean else "truncated_mid_sentence")
 
 
 def _documents_text(template: QATemplate, materials: Sequence[Material]) -> str:
@@ -313,8 +337,7 @@ def _finish(
     while True:
         if "background_cut" not in steps:  # name only the documents that made it in
             layout.background_documents = _documents_text(template, [i.material for i in included])
-        items = [layout.item(i.n, i.material, i.text) for i in included]
-        user = layout.user(items)
+        user = layout.user([layout.item(i.n, i.material, i.text) for i in included])
         total = count(template.system) + count(user) + overhead
         materials_tokens = sum(i.tokens for i in included)
         if (total <= prompt_budget and materials_tokens <= materials_budget) or not included:
@@ -329,22 +352,9 @@ def _finish(
         "materials": materials_tokens,
         "question": count(template.question.format(question=layout.question)),
         "requirements": count(template.render_requirements()),
-        "overhead": overhead,
-        "total": total,
+        "overhead": overhead, "total": total,
     }
-    budget = {
-        "window": window,
-        "answer_reserve": answer_reserve,
-        "prompt_budget": prompt_budget,
-        "materials_budget": materials_budget,
-        "fixed": fixed,
-    }
-    return AssembledPrompt(
-        system=template.system,
-        user=user,
-        tokens=parts,
-        budget=budget,
-        included=included,
-        dropped=dropped,
-        steps=steps or ["all_fit"],
-    )
+    budget = {"window": window, "answer_reserve": answer_reserve, "prompt_budget": prompt_budget,
+              "materials_budget": materials_budget, "fixed": fixed}
+    return AssembledPrompt(system=template.system, user=user, tokens=parts, budget=budget, included=included,
+                           dropped=dropped, steps=steps or ["all_fit"])

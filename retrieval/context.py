@@ -19,9 +19,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from officeqa.scripts import detect_language
 from officeqa.settings import Settings
 from prompts.assembler import Material, TokenCount
-from prompts.language import detect_language
 from retrieval.answering import Answer, AnswerMode, Failure, HitLike, probe
 from retrieval.catalog import CatalogEntry
 from retrieval.citations import Citation, Tokenize

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from prompts.language import detect_language
+from officeqa.scripts import detect_language, is_han
 from prompts.loader import load_rewrite_template
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ def looks_like_followup(question: str) -> bool:
     text = question.strip()
     if _FOLLOWUP_WORDS.search(text) or _PRONOUNS.search(text):
         return True
-    cjk = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff")
+    cjk = sum(1 for ch in text if is_han(ch))
     return cjk > 0 and cjk <= 5
 
 
@@ -116,12 +116,12 @@ def _subject_of(previous: str) -> str:
 
 def _swap_same_suffix(fragment: str, previous: str) -> str | None:
     """Replace the span of ``previous`` that has the fragment's length and last character (华东区 -> 华南区)."""
-    if len(fragment) < 2 or len(fragment) > 8 or not ("\u4e00" <= fragment[-1] <= "\u9fff"):
+    if len(fragment) < 2 or len(fragment) > 8 or not is_han(fragment[-1]):
         return None
     size = len(fragment)
     for start in range(len(previous) - size + 1):
         span = previous[start : start + size]
-        if span[-1] == fragment[-1] and span != fragment and all("\u4e00" <= ch <= "\u9fff" for ch in span):
+        if span[-1] == fragment[-1] and span != fragment and all(is_han(ch) for ch in span):
             return previous[:start] + fragment + previous[start + size :]
     return None
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from officeqa.scripts import is_han
 from officeqa.text_tokens import subject_words, tokenize_for_bm25
 from prompts.assembler import Material
 from retrieval.citations import Citation
@@ -58,7 +59,7 @@ class Quoting:
         """
         bm25 = self.kb.bm25
         weight = bm25.idf(term) if bm25.document_frequency(term) else 0.5 * bm25.idf(term)
-        if len(term) == 1 and "\u4e00" <= term <= "\u9fff":
+        if len(term) == 1 and is_han(term):
             weight *= SINGLE_CHARACTER_WEIGHT
         return weight
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from officeqa.scripts import HAN, has_han
+
 # Operation words, checked in this order (the first family found wins).
 _OPS: list[tuple[str, tuple[str, ...]]] = [
     ("avg", ("平均", "均值", "average", "avg", "mean")),
@@ -70,7 +72,7 @@ def _op_alternatives(alts: str) -> str:
 
 _COND_OP = re.compile("|".join(f"(?:{_op_alternatives(alts)})" for _, alts in _COND_OPS))
 _COND_VALUE = re.compile(
-    r"\s{0,2}(?P<val>-?\d[\d,]{0,15}(?:\.\d{1,6})?%?|[a-z\u4e00-\u9fff][0-9a-z\u4e00-\u9fff]{0,15})"
+    rf"\s{{0,2}}(?P<val>-?\d[\d,]{{0,15}}(?:\.\d{{1,6}})?%?|[a-z{HAN}][0-9a-z{HAN}]{{0,15}})"
 )
 _COND_COLUMN_CHARS = 24
 _MAX_GROUP_MARKERS = 20
@@ -99,7 +101,7 @@ def phrases(text: str) -> list[str]:
     for piece in _PUNCT.split(text):
         if not piece:
             continue
-        if _ASCII.search(piece) and not re.search(r"[\u4e00-\u9fff]", piece):
+        if _ASCII.search(piece) and not has_han(piece):
             continue  # English handled word by word in _en_phrases
         out += [p.strip() for p in _CN_STOP_RE.split(piece) if p.strip()]
     return out + _en_phrases(text)

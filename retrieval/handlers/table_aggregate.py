@@ -95,12 +95,42 @@ def _plan(table: Table, params: dict[str, Any], instruction: str) -> tuple[_Plan
     return _Plan(table=table, group=group, value=value, op=op), None
 
 
+@dataclass
+class _Tally:
+    """Groups over every used table, and the cells that were not numbers (a few kept as examples)."""
+
+    groups: dict[str, _Group] = field(default_factory=dict)
+    skipped: int = 0
+    skipped_examples: list[dict[str, Any]] = field(default_factory=list)
+
+    def add_table(self, table: Table, plan: _Plan) -> None:
+        """Every row of ``table`` into its group; one citation per group and table."""
+        per_table: dict[str, int] = {}
+        for r, row in enumerate(table.rows, start=1):
+            key = (cell(row, plan.group).strip() or EMPTY_GROUP) if plan.group is not None else ALL_ROWS
+            group = self.groups.setdefault(key, _Group())
+            group.rows += 1
+            per_table[key] = per_table.get(key, 0) + 1
+            if plan.value is not None:
+                self._add_value(group, table, row, r, plan.value)
+        for key, n in per_table.items():
+            self.groups[key].citations.append(table.cite(rows=n))
+
+    def _add_value(self, group: _Group, table: Table, row: list[str], r: int, index: int) -> None:
+        raw = row[index] if index < len(row) else ""
+        number = parse_number(raw)
+        if number is not None:
+            group.add(number)
+            return
+        self.skipped += 1
+        if len(self.skipped_examples) < MAX_SKIPPED_EXAMPLES:
+            self.skipped_examples.append({"value": raw, "citation": table.cite(row=r).to_json()})
+
+
 def aggregate(params: dict[str, Any], instruction: str, documents: list[ParsedDocument]) -> HandlerResult:
     """The grouped aggregate over every table whose columns resolve; the others are listed as skipped."""
-    groups: dict[str, _Group] = {}
+    tally = _Tally()
     warnings: list[str] = []
-    skipped = 0
-    skipped_examples: list[dict[str, Any]] = []
     used: list[_Plan] = []
     for table in tables(documents):
         plan, why = _plan(table, params, instruction)
@@ -108,57 +138,40 @@ def aggregate(params: dict[str, Any], instruction: str, documents: list[ParsedDo
             warnings.append(f"{table.cite().label()}: table skipped, {why}")
             continue
         used.append(plan)
-        per_table: dict[str, int] = {}
-        g_index, v_index = plan.group, plan.value
-        for r, row in enumerate(table.rows, start=1):
-            key = (cell(row, g_index).strip() or EMPTY_GROUP) if g_index is not None else ALL_ROWS
-            group = groups.get(key)
-            if group is None:
-                group = groups[key] = _Group()
-            group.rows += 1
-            per_table[key] = per_table.get(key, 0) + 1
-            if v_index is None:
-                continue
-            raw = row[v_index] if v_index < len(row) else ""
-            number = parse_number(raw)
-            if number is None:
-                skipped += 1
-                if len(skipped_examples) < MAX_SKIPPED_EXAMPLES:
-                    skipped_examples.append({"value": raw, "citation": table.cite(row=r).to_json()})
-                continue
-            group.add(number)
-        for key, n in per_table.items():
-            groups[key].citations.append(table.cite(rows=n))
+        tally.add_table(table, plan)
     if not used:
         return HandlerResult(route="table_aggregate", answer_text="没有找到可以汇总的表格列。" + _why(warnings),
                              warnings=warnings)
-    op = used[0].op
+    return _result(used, tally, warnings)
+
+
+def _result(used: list[_Plan], tally: _Tally, warnings: list[str]) -> HandlerResult:
+    """The groups' results as items, the answer text and the data of the first plan's operation."""
     first = used[0]
+    op = first.op
     group_name = first.table.header[first.group] if first.group is not None else None
     value_name = first.table.header[first.value] if first.value is not None else None
     items: list[HandlerItem] = []
     total = Decimal(0)
-    for key, group in groups.items():
+    for key, group in tally.groups.items():
         result = group.result(op)
         shown = "无数值" if result is None else format_decimal(result, strip=op == "avg")
         if result is not None and op in ("sum", "count"):
             total += result
         items.append(HandlerItem(value=key, normalized=None if result is None else shown, kind=op,
-                                 citations=group.citations,
-                                 extra={"rows": group.rows, "numeric_rows": group.count}))
+                                 citations=group.citations, extra={"rows": group.rows, "numeric_rows": group.count}))
     title = (f"按「{group_name}」" if group_name else "全部行") + (f"对「{value_name}」" if value_name else "") \
         + f"{OP_LABEL[op]}："
     lines = [title] + [f"- {i.value}: {i.normalized if i.normalized is not None else '无数值'}" for i in items]
     if op in ("sum", "count") and len(items) > 1:
         lines.append(f"合计: {format_decimal(total)}")
-    if skipped:
-        lines.append(f"（{skipped} 个非数值单元格未计入）")
-    sources = sorted({p.table.cite().label() for p in used})
-    lines.append("来源: " + "; ".join(sources))
+    if tally.skipped:
+        lines.append(f"（{tally.skipped} 个非数值单元格未计入）")
+    lines.append("来源: " + "; ".join(sorted({p.table.cite().label() for p in used})))
     data = {"op": op, "group_column": group_name, "value_column": value_name,
             "groups": {i.value: i.normalized for i in items}, "total": format_decimal(total) if op in ("sum", "count")
-            else None, "tables": len(used), "skipped_cells": skipped, "skipped_examples": skipped_examples}
-    return HandlerResult(route="table_aggregate", answer_text="\n".join(lines), items=items, skipped=skipped,
+            else None, "tables": len(used), "skipped_cells": tally.skipped, "skipped_examples": tally.skipped_examples}
+    return HandlerResult(route="table_aggregate", answer_text="\n".join(lines), items=items, skipped=tally.skipped,
                          warnings=warnings, data=data)
 
 

@@ -107,36 +107,47 @@ def compile_rule_regex(pattern: str) -> RuleRegex:
 # ---------------------------------------------------------------- stacked variable repeats
 
 
+class _Chain:
+    """A run of variable repeats that can consume the same characters, and how many ways it can split a text."""
+
+    def __init__(self) -> None:
+        self.product = 1
+        self.length = 0
+        self.last_class: list[tuple[Any, Any]] | None = None  # what the chain's last repeat can consume
+
+    def breaks_on(self, cls: list[tuple[Any, Any]]) -> None:
+        """A fixed item the chain cannot absorb ends it."""
+        if self.last_class is not None and not _overlap(self.last_class, cls):
+            self.product, self.length, self.last_class = 1, 0, None
+
+    def extend(self, cls: list[tuple[Any, Any]], choices: int) -> None:
+        """A variable repeat over ``cls`` with ``choices`` lengths joins the chain, or starts a new one."""
+        if self.last_class is not None and _overlap(self.last_class, cls):
+            self.product *= choices
+            self.length += 1
+        else:
+            self.product, self.length = choices, 1
+        self.last_class = cls
+        if self.length > 1 and self.product > MAX_CHAIN_CHOICES:
+            raise UnsafeRegex(
+                f"stacked repeats over the same characters can split a text in {self.product:,} ways "
+                f"(at most {MAX_CHAIN_CHOICES:,}); e.g. a{{0,2000}}a{{0,2000}}b: merge them into one repeat "
+                "or bound them tighter"
+            )
+
+
 def _check_chains(items: list[tuple[Any, Any]]) -> None:
     """Refuse a sequence (at any depth) holding a chain of overlapping variable repeats with too many splits."""
-    flat = _flatten(items)
-    chain_product = 1
-    chain_length = 0
-    last_class: list[tuple[Any, Any]] | None = None  # what the chain's last repeat can consume
-    for op, av in flat:
+    chain = _Chain()
+    for op, av in _flatten(items):
         if op in _REPEATS:
             low, high, body = av
             body = list(body)
             _check_chains(body)
             if low == high:
-                cls = _item_chars(body)
-                if last_class is not None and not _overlap(last_class, cls):
-                    chain_product, chain_length, last_class = 1, 0, None
-                continue
-            cls = _item_chars(body)
-            choices = min(high, MAX_SUBJECT_CHARS) - low + 1
-            if last_class is not None and _overlap(last_class, cls):
-                chain_product *= choices
-                chain_length += 1
+                chain.breaks_on(_item_chars(body))
             else:
-                chain_product, chain_length = choices, 1
-            last_class = cls
-            if chain_length > 1 and chain_product > MAX_CHAIN_CHOICES:
-                raise UnsafeRegex(
-                    f"stacked repeats over the same characters can split a text in {chain_product:,} ways "
-                    f"(at most {MAX_CHAIN_CHOICES:,}); e.g. a{{0,2000}}a{{0,2000}}b: merge them into one repeat "
-                    "or bound them tighter"
-                )
+                chain.extend(_item_chars(body), min(high, MAX_SUBJECT_CHARS) - low + 1)
             continue
         if op is sre_c.BRANCH:
             for alt in av[1]:
@@ -144,11 +155,8 @@ def _check_chains(items: list[tuple[Any, Any]]) -> None:
         elif op in (sre_c.ASSERT, sre_c.ASSERT_NOT):
             _check_chains(list(av[1]))
             continue  # a lookaround consumes nothing: it neither breaks nor extends a chain
-        if op in (sre_c.AT,):
-            continue
-        cls = _item_chars([(op, av)])
-        if last_class is not None and not _overlap(last_class, cls):
-            chain_product, chain_length, last_class = 1, 0, None  # a fixed item the chain cannot absorb
+        if op is not sre_c.AT:
+            chain.breaks_on(_item_chars([(op, av)]))
 
 
 def _flatten(items: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:

@@ -1,0 +1,133 @@
+"""What a question asks about: its key terms, their concepts, the list position it names.
+
+Why apart from scoring: the same reading of a question serves sentence scoring, the two-document
+pairing and the callers that only need the key terms (the answer texts, the fake model).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+
+from officeqa.scripts import HAN
+from officeqa.words import word_list, word_set
+from retrieval.citations import Tokenize
+
+#: Words that ask rather than name: never key terms (``officeqa/assets/words/question_words.txt``).
+QUESTION_WORDS = word_set("question_words")
+#: Chinese interrogative phrases, longest first (cut out of the question before it is tokenized).
+_INTERROGATIVE = re.compile("|".join(sorted(word_list("interrogatives"), key=len, reverse=True)))
+NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_ALL_HAN = re.compile(f"[{HAN}]+")
+_CN_DIGITS = {ch: i for i, ch in enumerate("零一二三四五六七八九")} | {"两": 2}
+#: "第二期款", "第3笔", "首期": the question names the n-th item of a list (installments, phases, batches).
+_ORDINAL = re.compile(r"第([一二三四五六七八九十两\d]{1,3})(?=[期笔次批个项阶段部])|(首)(?=[期笔次批])")
+#: The number a list item starts with: "4.2 " (its last part), "2、", "2.", "(2)", "（二）", "二、", "第二期".
+_ITEM_MARKER = re.compile(
+    r"^\s*(?:\d{1,2}[.．])*(\d{1,2})(?:[、.．)）]|\s)|^\s*[（(]([一二三四五六七八九十\d]{1,3})[)）]|"
+    r"^\s*([一二三四五六七八九十]{1,3})[、.．]|^\s*第([一二三四五六七八九十\d]{1,3})[期笔次批项]"
+)
+
+#: The list position a question names and the key terms that spell it ("第二期款" -> (2, {"二期", …})).
+Ordinal = tuple[int, set[str]]
+
+
+def default_tokenize() -> Tokenize:
+    """jieba tokens as BM25 sees them, or character bigrams when the tokenizer is unavailable."""
+    try:
+        from officeqa.text_tokens import tokenize_for_bm25
+    except ImportError:  # pragma: no cover - the module ships with the product
+        return char_bigrams
+    return tokenize_for_bm25
+
+
+def char_bigrams(text: str) -> list[str]:
+    """Overlapping character pairs of the letters and digits (lower-cased); a language-neutral fallback."""
+    chars = [ch for ch in text.lower() if ch.isalnum()]
+    return [a + b for a, b in itertools.pairwise(chars)]
+
+
+def key_terms(question: str, tokenize: Tokenize) -> list[str]:
+    """The question's tokens that name something (question words and stop words dropped), in order.
+
+    Interrogative phrases are cut out before tokenizing: search-mode tokens of "哪一年" include "一年", of
+    "哪国人" "国人", and those would be taken for words the answer must contain."""
+    asked = _INTERROGATIVE.sub(" ", question)
+    return list(dict.fromkeys(t for t in tokenize(asked) if t not in QUESTION_WORDS and t.strip()))
+
+
+def concepts(terms: Sequence[str]) -> dict[str, list[str]]:
+    """Each maximal term with the shorter terms inside it: jieba's search mode emits "住宿费" and also "住宿",
+    "宿费"; counted apart, one idea would weigh three times."""
+    out: dict[str, list[str]] = {}
+    for term in terms:
+        if any(term != other and term in other for other in terms):
+            continue
+        out[term] = [p for p in terms if p != term and p in term]
+    return out
+
+
+def squash_spaces(text: str) -> str:
+    """Lower-cased, without white space: how a subject word is looked for in quoted text."""
+    return re.sub(r"\s+", "", text).lower()
+
+
+def is_han_word(term: str) -> bool:
+    """A term written only in Han characters."""
+    return _ALL_HAN.fullmatch(term) is not None
+
+
+def chars_present(term: str, sentence: str) -> bool:
+    """A Chinese term of 2+ characters whose characters all occur, in order, within a short span."""
+    if len(term) < 2 or not is_han_word(term):
+        return False
+    start = sentence.find(term[0])
+    while start != -1:
+        if _spelled_from(term, sentence, start):
+            return True
+        start = sentence.find(term[0], start + 1)
+    return False
+
+
+def _spelled_from(term: str, sentence: str, start: int) -> bool:
+    """Whether the rest of ``term``'s characters follow ``start`` in order within twice its length."""
+    position = start
+    for ch in term[1:]:
+        position = sentence.find(ch, position + 1, start + 2 * len(term) + 1)
+        if position == -1:
+            return False
+    return True
+
+
+def chinese_number(text: str) -> int | None:
+    """1-99 written in digits or Chinese numerals ("12", "十二", "二十一"); None otherwise."""
+    if text.isdigit():
+        return int(text)
+    if "十" in text:
+        tens, _, ones = text.partition("十")
+        high = _CN_DIGITS.get(tens, 0) if tens else 1
+        low = _CN_DIGITS.get(ones, 0) if ones else 0
+        return high * 10 + low if (not tens or tens in _CN_DIGITS) and (not ones or ones in _CN_DIGITS) else None
+    return _CN_DIGITS.get(text) if len(text) == 1 else None
+
+
+def ordinal_terms(question: str, terms: Sequence[str]) -> Ordinal | None:
+    """The list position a question asks about ("第二期款" -> 2, "首期" -> 1) and its key terms that spell it."""
+    match = _ORDINAL.search(question)
+    if match is None:
+        return None
+    number = 1 if match.group(2) else chinese_number(match.group(1))
+    if not number:
+        return None
+    span = question[match.start() : match.end() + 1]  # the unit ("期") belongs to the ordinal
+    spelled = {t for t in terms if t in span or span in t}
+    return (number, spelled) if spelled else None
+
+
+def item_number(sentence: str) -> int | None:
+    """The position a list item is numbered with ("4.2 …" -> 2, "（二）…" -> 2), or None."""
+    match = _ITEM_MARKER.match(sentence)
+    if match is None:
+        return None
+    return chinese_number(next(g for g in match.groups() if g))
