@@ -29,7 +29,7 @@ from typing import Any
 from indexing.chunking.versions import detect_version
 from indexing.subjects import DocumentSubject, entity_key, extract_subject, is_specific
 from officeqa.domain import Block, BlockRole, BlockType, ParsedDocument
-from prompts.language import detect_language
+from officeqa.scripts import detect_language
 
 MAX_NAMES = 12
 MAX_HEADINGS = 5
