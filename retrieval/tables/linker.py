@@ -617,6 +617,16 @@ def _drop_measure_modifiers(mentions: list[ColumnMention]) -> list[ColumnMention
             if not (m.kind == "synonym" and m.end in measure_starts and not any(c.is_measure for c in m.columns))]
 
 
+def _names_a_column(word: str, table: TableInfo) -> bool:
+    """Whether ``word`` begins or ends a column name or is a column synonym: only such a word can modify the
+    measure after it ("销售金额"); any other word there ("低于安全库存", a comparison with another column) is
+    a condition the linker does not read, and must be reported, not swallowed."""
+    terms = {term for column in table.columns for term, _ in _column_terms(column)}
+    cores = [column_core(c.name).replace(" ", "") for c in table.columns]
+    return word in terms or any(core.startswith(word) or core.endswith(word) for core in cores) or any(
+        word in group for group in column_synonyms())
+
+
 def _partial_columns(t: _Text, table: TableInfo, mentions: list[ColumnMention] | None = None) -> list[ColumnMention]:
     """Left-over words that begin or end a column name ("金额" for "回款金额", "客户" for "客户名称").
 
@@ -628,7 +638,7 @@ def _partial_columns(t: _Text, table: TableInfo, mentions: list[ColumnMention] |
         word = piece.strip()
         if len(word) < 2:
             continue
-        if any(pos + len(word) in measure_starts for pos in t.find_all(word)):
+        if any(pos + len(word) in measure_starts for pos in t.find_all(word)) and _names_a_column(word, table):
             for pos in t.find_all(word):
                 t.take(pos, pos + len(word))
             continue

@@ -312,6 +312,13 @@ def plan_table(linked: Linked, store: TableStore, route_hint: str | None = None)
         return query
     if linked.asks_date and query.op == "lookup" and not remaining:
         return _date_lookup(query, named_dates)
+    if linked.asks_date and query.op == "lookup" and not any(c.is_measure for c in remaining):
+        # "沈琳负责的里程碑是哪天": a date is asked; the named text columns say which rows, the date is the answer
+        looked = _date_lookup(query, named_dates)
+        if isinstance(looked, Refusal):
+            return looked
+        looked.targets = [*remaining, *looked.targets]
+        return looked
     return _finish(query, remaining, linked)
 
 

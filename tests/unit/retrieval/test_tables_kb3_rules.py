@@ -134,3 +134,16 @@ def test_tied_ranks_keep_the_table_order(tmp_path: Path) -> None:
         assert all(p >= 0 for p in order) and order == sorted(order), text  # 郑三/冯五 tie at the cut: both listed
     finally:
         store.close()
+
+
+def test_a_comparison_with_another_column_is_refused_not_dropped(kb: Any) -> None:
+    # "低于安全库存" compares two columns, which the linker does not read: listing all 30 parts would be wrong
+    result = answer_table_question("现存数量低于安全库存的备件有哪些？", kb[0], None)
+    assert result.outcome == "refused" and "低于" in result.answer_text
+
+
+def test_a_date_asked_of_rows_named_by_a_text_column(kb: Any) -> None:
+    text = _exact(kb[0], "沈琳负责的里程碑是哪天？").answer_text
+    for name, owner, due, _ in MILESTONES:
+        if owner == "沈琳":
+            assert name in text and due.isoformat() in text
