@@ -147,3 +147,12 @@ def test_a_date_asked_of_rows_named_by_a_text_column(kb: Any) -> None:
     for name, owner, due, _ in MILESTONES:
         if owner == "沈琳":
             assert name in text and due.isoformat() in text
+
+
+def test_the_lowest_priced_part_is_a_row_the_lowest_price_a_value(kb: Any) -> None:
+    w: World3 = kb[1]
+    cheapest = min(w.parts, key=lambda x: x.price)
+    row = _exact(kb[0], "单价最低的备件")
+    assert cheapest.name in row.answer_text and cheapest.code in row.answer_text
+    value = _exact(kb[0], "备件的最低单价是多少")
+    assert Decimal(value.data["value"]) == cheapest.price
