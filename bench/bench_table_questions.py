@@ -3,7 +3,9 @@
 1. ``fresh``: the first issue-23 held-out set (``eval/table_heldout``): ten generated office files in one knowledge
    base and 45 questions as users type them, none naming a document; gold frozen in ``questions.jsonl``.
    ``fresh2``: the second set (``kb2``, 23 questions), written after the first had been used for tuning and
-   never tuned on. ``*-direct``: the same questions to the table layer alone (``answer_table_question`` over
+   never tuned on. ``fresh3`` (``kb3``, 34 questions) and ``fresh4`` (15 other phrasings over ``kb3``): written
+   by a second helper before it changed the table path; set 3 measured untuned then used to find failures, set 4
+   measured once at the end. ``*-direct``: the same questions to the table layer alone (``answer_table_question`` over
    every stored table), without routing or retrieval.
 2. ``acceptance``: the earlier held-out table set (``tests/unit/retrieval/test_tables_acceptance.py``, 83
    cases over nine generated workbooks), asked through ``QuestionService`` with the case's file given as the
@@ -64,11 +66,21 @@ def _short(text: str, width: int = 160) -> str:
     return one if len(one) <= width else one[: width - 1] + "…"
 
 
-def _fresh_set(second: bool) -> tuple[str, Path, Any]:
-    return ("fresh2", QUESTIONS2, write_kb2) if second else ("fresh", QUESTIONS, write_kb)
+def _fresh_set(second: bool | int) -> tuple[str, Path, Any]:
+    """The set's name, questions file and knowledge-base writer: ``second`` is False/True for sets 1/2, or 3/4."""
+    from eval.table_heldout.gold3 import QUESTIONS3
+    from eval.table_heldout.kb3 import write_kb3
+
+    number = 2 if second is True else 1 if second is False else int(second)
+    return {
+        1: ("fresh", QUESTIONS, write_kb),
+        2: ("fresh2", QUESTIONS2, write_kb2),
+        3: ("fresh3", QUESTIONS3, write_kb3),
+        4: ("fresh4", QUESTIONS3.with_name("questions4.jsonl"), write_kb3),
+    }[number]
 
 
-def run_fresh(second: bool = False) -> tuple[Counter[str], list[str]]:
+def run_fresh(second: bool | int = False) -> tuple[Counter[str], list[str]]:
     name, questions_file, write = _fresh_set(second)
     base = CACHE / name
     shutil.rmtree(base, ignore_errors=True)
@@ -91,7 +103,7 @@ def run_fresh(second: bool = False) -> tuple[Counter[str], list[str]]:
     return counts, lines
 
 
-def run_fresh_direct(second: bool = False) -> tuple[Counter[str], list[str]]:
+def run_fresh_direct(second: bool | int = False) -> tuple[Counter[str], list[str]]:
     """The table layer alone: ``answer_table_question`` over every stored table of the fresh knowledge base (no
     routing, no retrieval); an answer is judged like a table answer of the service."""
     from types import SimpleNamespace
@@ -199,7 +211,9 @@ def main() -> None:
     ]
     for name in args.sets:
         runs = {"fresh": run_fresh, "fresh-direct": run_fresh_direct, "acceptance": run_acceptance,
-                "fresh2": lambda: run_fresh(True), "fresh2-direct": lambda: run_fresh_direct(True)}
+                "fresh2": lambda: run_fresh(True), "fresh2-direct": lambda: run_fresh_direct(True),
+                "fresh3": lambda: run_fresh(3), "fresh3-direct": lambda: run_fresh_direct(3),
+                "fresh4": lambda: run_fresh(4), "fresh4-direct": lambda: run_fresh_direct(4)}
         counts, lines = runs[name]()
         total = counts["exact"] + counts["refused"] + counts["wrong"]
         out += [

@@ -230,6 +230,8 @@ def _rank(query: TableQuery, runner: _Runner, table: str, where: str, params: li
         return
     rows = _grouped_rows(query, runner, table, where, params, query.rank_agg or "sum")
     ranked = [(v, (k, v, n, cited)) for k, v, n, _, cited in rows if v is not None]
+    # equal values keep the table's order (the group whose first row comes first), not the groups' spelling
+    ranked.sort(key=lambda kv: min(kv[1][3], default=0))
     ranked.sort(key=lambda kv: kv[0], reverse=not query.ascending)
     picked = _top_with_ties(ranked, limit)
     result.ties = len(picked) > limit

@@ -52,8 +52,8 @@ OP_WORDS: dict[str, tuple[str, ...]] = {
     "min": ("最小值", "最低", "最小", "最少", "最便宜", "min", "minimum", "lowest", "smallest", "least", "fewest"),
     "sum": ("汇总", "合计", "总计", "总和", "总额", "求和", "加总", "加起来", "合起来", "累计", "一共", "共计",
             "总共", "之和", "总", "sum", "total", "add up", "added up", "combined", "altogether", "in total"),
-    "list": ("列出", "列一下", "罗列", "有哪些", "都有哪些", "都有谁", "有谁", "哪些", "清单", "名单", "list", "show",
-             "which", "what are"),
+    "list": ("列出来", "列出", "列一下", "罗列", "有哪些", "都有哪些", "都有谁", "有谁", "哪些", "清单", "名单", "list",
+             "show", "which", "what are"),
 }
 # Measures that make sense summed when a question names one with no operation ("华东区的销售额是多少").
 ADDITIVE_HINTS = ("金额", "额", "收入", "销量", "数量", "费用", "成本", "利润", "支出", "回款", "工资", "薪",
@@ -112,6 +112,8 @@ FILLERS = tuple(sorted({
     "还在", "仍在", "仍然", "目前", "负责的", "经手的",  # "还在进行中", "周宁负责的项目": the value says it
     "签了", "签订了", "签署了", "共签", "下了", "提交了", "登记了", "录入了", "全年", "全年度", "整年", "全年的",
     "filed", "submitted", "placed", "made", "signed", "recorded", "issued", "created", "logged",
+    "still", "currently", "handle", "handled", "handles",  # "still open", "did Maria handle": as 还在, 经手的
+    "把", "都",  # "把机械类的备件都列出来": the object marker and "all" carry no condition
 }, key=len, reverse=True))
 
 

@@ -308,7 +308,8 @@ def _link_values(t: _Text, table: TableInfo, hits: list[ValueHit]) -> list[Value
             continue
         # "华东区" when the value is "华东": the place word belongs to the value
         tail = t.text[end:end + 2]
-        for suffix in ("地区", "大区", "区", "市", "省"):
+        # "电气类的备件" when the value is "电气": 类 says the value is a class of rows
+        for suffix in ("地区", "大区", "区", "市", "省", "类"):
             if tail.startswith(suffix) and t.free(end, end + len(suffix)):
                 end += len(suffix)
                 break
@@ -616,6 +617,16 @@ def _drop_measure_modifiers(mentions: list[ColumnMention]) -> list[ColumnMention
             if not (m.kind == "synonym" and m.end in measure_starts and not any(c.is_measure for c in m.columns))]
 
 
+def _names_a_column(word: str, table: TableInfo) -> bool:
+    """Whether ``word`` begins or ends a column name or is a column synonym: only such a word can modify the
+    measure after it ("销售金额"); any other word there ("低于安全库存", a comparison with another column) is
+    a condition the linker does not read, and must be reported, not swallowed."""
+    terms = {term for column in table.columns for term, _ in _column_terms(column)}
+    cores = [column_core(c.name).replace(" ", "") for c in table.columns]
+    return word in terms or any(core.startswith(word) or core.endswith(word) for core in cores) or any(
+        word in group for group in column_synonyms())
+
+
 def _partial_columns(t: _Text, table: TableInfo, mentions: list[ColumnMention] | None = None) -> list[ColumnMention]:
     """Left-over words that begin or end a column name ("金额" for "回款金额", "客户" for "客户名称").
 
@@ -627,7 +638,7 @@ def _partial_columns(t: _Text, table: TableInfo, mentions: list[ColumnMention] |
         word = piece.strip()
         if len(word) < 2:
             continue
-        if any(pos + len(word) in measure_starts for pos in t.find_all(word)):
+        if any(pos + len(word) in measure_starts for pos in t.find_all(word)) and _names_a_column(word, table):
             for pos in t.find_all(word):
                 t.take(pos, pos + len(word))
             continue
@@ -636,6 +647,10 @@ def _partial_columns(t: _Text, table: TableInfo, mentions: list[ColumnMention] |
             core = column_core(column.name).replace(" ", "")
             if core != word and (core.startswith(word) or core.endswith(word)):
                 columns.append(column)
+        if not columns and not word.isascii():
+            # "计划在哪天完成" with a column 计划完成日期: a word inside exactly one column name names it
+            inside = [c for c in table.columns if word in column_core(c.name).replace(" ", "")]
+            columns = inside if len(inside) == 1 else []
         names = (word + "名称", word + "名", word + "name")
         named = [c for c in columns if column_core(c.name).replace(" ", "") in names]
         if len(columns) > 1 and len(named) == 1:
@@ -650,9 +665,13 @@ def _partial_columns(t: _Text, table: TableInfo, mentions: list[ColumnMention] |
 def link_table(question: str, table: TableInfo, store: TableStore, hits: list[ValueHit] | None = None) -> Linked:
     """Link a question (raw; normalised here) to one stored table."""
     text = normalize(question)
+    negated = _negation_as_value(text, table, store)
+    if negated != text:
+        text, hits = negated, None  # "还没开始" read as the cell value "未开始": the hits are looked up again
     t = _Text(text)
     linked = Linked(table=table, text=text)
-    linked.mentions = _link_columns(t, table, ("exact",))
+    flags = _link_flags(t, table, store)
+    linked.mentions = _row_key_nouns(_link_columns(t, table, ("exact",)), table, linked)
     terms = {term for column in table.columns for term, _ in _column_terms(column)}
     for name in {normalize(n) for n in (table.sheet, table.name, table.caption) if n}:
         if len(name) >= 2 and name not in ROW_NOUNS:
@@ -669,7 +688,7 @@ def link_table(question: str, table: TableInfo, store: TableStore, hits: list[Va
     _link_topk(t, linked)
     if hits is None:
         hits = store.values_in([table.table_id], text)
-    linked.values = _link_values(t, table, hits)
+    linked.values = sorted(_link_values(t, table, hits) + flags, key=lambda v: v.start)
     linked.mentions = _merge_header_parts(linked.mentions + _link_columns(t, table, ("synonym",)))
     linked.mentions = _drop_measure_modifiers(linked.mentions)
     _negate(t, linked.values)
@@ -712,6 +731,86 @@ def link_table(question: str, table: TableInfo, store: TableStore, hits: list[Va
     linked.affinity = _affinity(text, table, t.is_content)
     linked.coverage = t.content + linked.affinity + (1 if (linked.times or linked.group_unit) and has_date else 0)
     return linked
+
+
+#: Cell-value pairs of a yes/no column ("Reimbursed": Yes / No, "是否报销": 是 / 否), the "yes" value first.
+_FLAG_PAIRS = (("yes", "no"), ("y", "n"), ("true", "false"), ("是", "否"), ("有", "无"))
+#: Words right before a yes/no column's name that ask for its "no" rows ("not reimbursed", "未报销").
+_FLAG_NEGATIONS = ("还没有", "还没", "还未", "尚未", "没有", "没", "未", "不", "not", "never", "non-")
+#: Words right before a yes/no column's name that ask about the column itself, not for its "yes" rows.
+_FLAG_ASKS = ("是否", "有没有", "whether", "if", "by", "按")
+
+
+def _link_flags(t: _Text, table: TableInfo, store: TableStore) -> list[ValueMention]:
+    """A yes/no column named as a verb or adjective is a condition on it: "expenses not reimbursed" are the rows
+    whose Reimbursed is No, "reimbursed to Ethan" those whose Reimbursed is Yes; "未报销" for a column "是否报销".
+
+    Why: the column name is the only word the question has for the condition; read as a bare column mention it
+    asks "group by it?" and the question is refused although it says exactly which rows it means."""
+    out: list[ValueMention] = []
+    for column in table.columns:
+        if column.kind != "text" or column.distinct not in (None, 2):
+            continue
+        core = column_core(column.name).replace(" ", "") if not column.name.isascii() else \
+            column_core(column.name).strip()
+        terms = [core[2:]] if core.startswith("是否") and len(core) >= 4 else []
+        terms += [core] if len(core) >= 2 and not core.startswith("是否") else []
+        hits = [(term, pos) for term in terms for pos in t.find_all(term)]
+        if not hits:
+            continue
+        values = {normalize(v): v for v, _ in store.column_values(table.table_id, column.index, 3)}
+        pair = next((p for p in _FLAG_PAIRS if set(values) == set(p)), None)
+        if pair is None:
+            continue
+        for term, pos in hits:
+            before = t.text[:pos].rstrip()
+            if before.endswith(_FLAG_ASKS) or not t.free(pos, pos + len(term)):
+                continue
+            start, negated = pos, False
+            for word in _FLAG_NEGATIONS:
+                cut = len(before) - len(word)
+                if before.endswith(word) and (not word.isascii() or cut == 0 or not _ASCII.match(before[cut - 1])) \
+                        and t.free(cut, pos):
+                    start, negated = cut, True
+                    break
+            for word in ("已经", "已") if not negated else ():  # "已报销": the yes rows, said with 已
+                if before.endswith(word) and t.free(len(before) - len(word), pos):
+                    start = len(before) - len(word)
+                    break
+            t.take(start, pos + len(term), content=True)
+            value = values[pair[1] if negated else pair[0]]
+            out.append(ValueMention(start, pos + len(term), t.text[start:pos + len(term)], [(column, value)]))
+    return out
+
+
+def _row_key_nouns(mentions: list[ColumnMention], table: TableInfo, linked: Linked) -> list[ColumnMention]:
+    """"network tickets", "the most tickets" with a column Ticket that holds one key per row: the plural names
+    the rows (a row noun), not the column (which would ask "group by Ticket?")."""
+    out = []
+    for m in mentions:
+        column = m.column
+        core = column_core(column.name).strip()
+        key = column.kind == "text" and (column.identifier or column.distinct == table.row_count)
+        if len(m.columns) == 1 and key and m.text.isascii() and m.text != core and m.text.endswith("s"):
+            linked.row_noun = True
+            continue
+        out.append(m)
+    return out
+
+
+#: "还没开始", "尚未完成": the ways a question negates a verb that a cell writes as "未开始", "未完成".
+_NEGATED_VERB = re.compile(r"(?:还没有|还没|还未|尚未|没有|没)(?=[\u4e00-\u9fff])")
+
+
+def _negation_as_value(text: str, table: TableInfo, store: TableStore) -> str:
+    """The question with "还没/尚未/没有 X" written "未X" when the table holds a cell "未X" there; else unchanged."""
+    if not _NEGATED_VERB.search(text):
+        return text
+    rewritten = _NEGATED_VERB.sub("未", text)
+    hits = store.values_in([table.table_id], rewritten)
+    if any(h.norm.startswith("未") and len(h.norm) >= 2 and h.norm not in text for h in hits):
+        return rewritten
+    return text
 
 
 _COUNTED = re.compile(r"^(.{1,6}?)([次天人件台个项])数$")

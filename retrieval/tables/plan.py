@@ -312,7 +312,18 @@ def plan_table(linked: Linked, store: TableStore, route_hint: str | None = None)
         return query
     if linked.asks_date and query.op == "lookup" and not remaining:
         return _date_lookup(query, named_dates)
+    if linked.asks_date and query.op == "lookup" and not any(c.is_measure for c in remaining):
+        # "沈琳负责的里程碑是哪天": a date is asked; the named text columns say which rows, the date is the answer
+        looked = _date_lookup(query, named_dates)
+        if isinstance(looked, Refusal):
+            return looked
+        looked.targets = [*remaining, *looked.targets]
+        return looked
     return _finish(query, remaining, linked)
+
+
+#: "是多少", "how much": the question asks for the amount itself, not the row that holds it.
+_ASKS_AMOUNT = re.compile(r"多少|几|how much|how many|what is|what's|what was", re.IGNORECASE)
 
 
 #: Column names that hold a quantity of units ("卖出了多少台" sums one of them).
@@ -354,6 +365,14 @@ def _finish(query: TableQuery, remaining: list[ColumnInfo], linked: Linked) -> T
         if isinstance(measure, Refusal):
             return measure
         query.measure = measure
+        names_rows = bool(linked.identity) or any(m.kind != "exact" and m.text in identity_words(table)
+                                                  for m in linked.mentions)
+        if query.op in ("max", "min") and query.group is None and not others and names_rows and \
+                not _ASKS_AMOUNT.search(linked.text):
+            # "单价最低的备件": the part (the row) with the lowest price, shown whole, not the price alone
+            query.op, query.rank_agg = "rank", "rows"
+            query.ascending, query.limit = "min" in linked.ops and "max" not in linked.ops, linked.topk or 1
+            return query
         if others and query.group is None:
             names = _names(others)
             return Refusal(f"问题还提到了「{'、'.join(names)}」，但没有给出它的值；是要按它分组吗？",
