@@ -2,7 +2,7 @@
 
 The server runs as its own process (``officeqa serve``, so its RSS is its own) over a real
 knowledge base (a few files of the shared corpus, ``hash`` embedder unless ``--embedder``),
-with a fake Ollama server (``tests/fake_ollama.py``) that waits ``--ttft`` seconds before the
+with a fake Ollama server (``eval/fake_ollama.py``) that waits ``--ttft`` seconds before the
 first piece and ``--gen`` seconds before the rest, like a model reading a prompt and writing.
 Clients stream ``POST /api/chat`` (SSE) and record the time to the first ``delta`` event and
 to the final ``answer`` event; any non-200 status, ``error`` event or missing answer counts as
@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from fake_ollama import FakeOllama, Reply  # noqa: E402
+from eval.fake_ollama import FakeOllama, Reply  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 FILES = ["md/zh_分布式训练技术原理.md", "md/en_wiki.md", "txt/zh_test.txt", "docx/zh_股东会-会议通知.docx",

@@ -2,7 +2,7 @@
 
 The document is the generated annual report of the tests (``tests/summary_docs.py``: docx, real page
 breaks, chapters and sections, ~1,000 Chinese characters per page at ``--density 3``), parsed and chunked
-as indexing does. The model is the fake Ollama server (``tests/fake_ollama.py``) speaking the real API
+as indexing does. The model is the fake Ollama server (``eval/fake_ollama.py``) speaking the real API
 through ``OllamaGenerator``; every call waits ``--latency-ms`` (the simulated generation time) and
 answers a fixed ~120-character summary, reporting the prompt's token count as the server would.
 
@@ -37,9 +37,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from fake_ollama import FakeOllama, Reply  # noqa: E402
 from summary_docs import write_report  # noqa: E402
 
+from eval.fake_ollama import FakeOllama, Reply  # noqa: E402
 from indexing.chunking import chunk_document  # noqa: E402
 from indexing.parsing import parse_file  # noqa: E402
 from indexing.summary import DocumentSource, SummaryBuilder, SummaryStore, source_chunks  # noqa: E402

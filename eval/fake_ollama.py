@@ -6,7 +6,7 @@ are exercised exactly as against a real Ollama. Documented endpoints implemented
 POST /api/chat (streaming NDJSON and not), POST /api/show, GET /api/tags,
 POST /api/embed (deterministic vectors), GET /api/version.
 
-Two users: the test suite (``tests/fake_ollama.py`` re-exports it), and ``officeqa eval
+Two users: the test suite, and ``officeqa eval
 --generator fake``, which answers with :func:`eval.fake_model.grounded_reply` so the model
 path (assembly, [n] markers, citations) runs deterministically with no model installed.
 

@@ -39,8 +39,8 @@ def corpus_dir(shared_dir: Path) -> Path:
 
 @pytest.fixture
 def fake_ollama():
-    """A fake Ollama server on 127.0.0.1 (tests/fake_ollama.py), stopped after the test."""
-    from fake_ollama import FakeOllama
+    """A fake Ollama server on 127.0.0.1 (eval/fake_ollama.py), stopped after the test."""
+    from eval.fake_ollama import FakeOllama
 
     server = FakeOllama().start()
     try:

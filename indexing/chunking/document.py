@@ -43,10 +43,10 @@ from indexing.chunking.items import Item, select_items
 from indexing.chunking.metrics import ChunkMetrics, compute_metrics
 from indexing.chunking.packing import Packed, Unit, pack
 from indexing.chunking.sections import Group, build_sections, group_sections
-from indexing.chunking.sentences import End, Span, split_sentences
 from indexing.chunking.tables import RenderedTable, render_table, table_pieces
 from indexing.chunking.versions import detect_version
 from officeqa.domain import BlockType, Chunk, ChunkKind, ParsedDocument
+from officeqa.sentences import End, Span, split_sentences
 from officeqa.settings import ChunkingSettings
 from officeqa.tokens import TokenCounter, default_token_counter
 

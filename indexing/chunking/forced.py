@@ -18,7 +18,8 @@ and the chunker recounts the chunk's text at the end.
 from __future__ import annotations
 
 from indexing.chunking.packing import Unit, pack
-from indexing.chunking.sentences import End, forced_pieces
+from indexing.chunking.sentences import forced_pieces
+from officeqa.sentences import End
 from officeqa.tokens import TokenCounter, snap_cut
 
 __all__ = ["force_split", "hard_split"]

@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from indexing.chunking.sentences import End
+from officeqa.sentences import End
 
 
 @dataclass(slots=True)

@@ -1,8 +1,8 @@
 """Forced cuts inside an over-long sentence; the sentence splitter itself is ``officeqa.sentences``.
 
 The product has one sentence splitter (``officeqa/sentences.py``), shared by the chunker and
-the question path; its names are re-exported here for the chunker's modules. What stays here
-is chunker-only: where to cut a sentence that alone is longer than the token budget.
+the question path; the chunker's modules import it from there. What is here is chunker-only:
+where to cut a sentence that alone is longer than the token budget.
 
 Everything works on offsets into the block text with C-speed regexes, because the chunker
 must keep up with several MB of text per second.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from officeqa.sentences import CANDIDATE, End, Span, append_span, protected_spans, sentence_ends, split_sentences
+from officeqa.sentences import CANDIDATE, End, Span, append_span
 
 # Never between digits: 3.14, 12:30 and 1,000 stay whole even inside a forced cut.
 _PUNCT_BREAK = re.compile(r"(?:\.{2,}|[.:](?!\d)|[：;；)）」』”\"…])+\s*")  # \.{2,}: dot leaders
@@ -62,4 +62,4 @@ def forced_pieces(text: str, base: int = 0, soft: bool = False) -> list[Span]:
     return spans
 
 
-__all__ = ["End", "Span", "forced_pieces", "protected_spans", "sentence_ends", "split_sentences"]
+__all__ = ["forced_pieces"]

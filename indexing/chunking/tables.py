@@ -44,8 +44,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from indexing.chunking.forced import force_split
-from indexing.chunking.sentences import End
 from officeqa.domain import Block, ChunkKind
+from officeqa.sentences import End
 from officeqa.settings import ChunkingSettings
 from officeqa.tokens import TokenCounter
 

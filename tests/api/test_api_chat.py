@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_ollama import FakeOllama, Reply
 from litestar.testing import TestClient
 from server_helpers import make_settings, sse_events, upload, wait_indexed
 
+from eval.fake_ollama import FakeOllama, Reply
 from server.app import create_app
 
 FILES = {

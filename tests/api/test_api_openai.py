@@ -13,11 +13,11 @@ from pathlib import Path
 import httpx
 import openai
 import pytest
-from fake_ollama import FakeOllama, Reply
 from litestar.testing import TestClient
 from live_server import serve
 from server_helpers import make_settings, wait_indexed
 
+from eval.fake_ollama import FakeOllama, Reply
 from indexing.storage import open_knowledge_base
 from server.app import create_app
 

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from fake_ollama import FakeOllama
 from litestar.testing import TestClient
 from live_server import serve
 from server_helpers import files_under, make_settings, upload, wait_indexed, wait_settled
 
+from eval.fake_ollama import FakeOllama
 from server.app import create_app
 from server.cli import main
 

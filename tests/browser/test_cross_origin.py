@@ -20,11 +20,11 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from fake_ollama import FakeOllama
 from live_server import serve
 from playwright.sync_api import sync_playwright
 from server_helpers import make_settings, wait_indexed
 
+from eval.fake_ollama import FakeOllama
 from server.app import create_app
 
 CHROMIUM = "/usr/bin/chromium"

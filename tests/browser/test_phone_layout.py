@@ -18,11 +18,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from fake_ollama import FakeOllama, Reply
 from live_server import serve
 from playwright.sync_api import sync_playwright
 from server_helpers import make_settings
 
+from eval.fake_ollama import FakeOllama, Reply
 from server.app import create_app
 from server.cli import main
 

@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 
 import pytest
-from fake_ollama import FakeOllama, Reply
 
+from eval.fake_ollama import FakeOllama, Reply
 from indexing.storage import open_knowledge_base
 from officeqa.generation import OllamaGenerator
 from officeqa.settings import EmbeddingSettings, OllamaSettings, Settings

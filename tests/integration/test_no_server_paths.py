@@ -87,8 +87,7 @@ def test_no_answer_citation_or_refusal_without_a_model_shows_a_server_path(knowl
 
 
 def test_a_model_that_echoes_its_prompt_shows_no_server_path(knowledge_base: tuple[Path, Path], fake_ollama) -> None:
-    from fake_ollama import Reply
-
+    from eval.fake_ollama import Reply
     from officeqa.generation import OllamaGenerator
 
     fake_ollama.reply_fn = lambda body: Reply(pieces=[body["messages"][-1]["content"]])

@@ -1,4 +1,4 @@
-"""The real ``ollama`` client against the fake Ollama server (tests/fake_ollama.py).
+"""The real ``ollama`` client against the fake Ollama server (eval/fake_ollama.py).
 
 Covers what the request carries (num_ctx, prompt parts, temperature), streaming that
 reaches the caller piece by piece, and every failure that must end in the degraded
@@ -17,8 +17,8 @@ from pathlib import Path
 import httpx
 import ollama
 import pytest
-from fake_ollama import DEFAULT_MODEL, FakeOllama, ModelSpec, Reply
 
+from eval.fake_ollama import DEFAULT_MODEL, FakeOllama, ModelSpec, Reply
 from officeqa.generation import FailureKind, GenerationError, OllamaGenerator
 from officeqa.settings import OllamaSettings, Settings
 from retrieval.followup import Turn

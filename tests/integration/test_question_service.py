@@ -299,8 +299,7 @@ def test_a_missing_summary_tree_is_queued_and_the_question_answered_from_what_ex
 
 def test_a_low_confidence_rule_that_found_nothing_leaves_the_question_to_the_model(tmp_path: Path,
                                                                                     fake_ollama) -> None:
-    from fake_ollama import Reply
-
+    from eval.fake_ollama import Reply
     from officeqa.generation import OllamaGenerator
 
     files = tmp_path / "files"

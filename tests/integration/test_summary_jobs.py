@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from fake_ollama import FakeOllama, Reply
 from summary_docs import write_report
 
+from eval.fake_ollama import FakeOllama, Reply
 from indexing.jobs import DONE, KIND_INDEX, KIND_SUMMARISE, PENDING, RUNNING, Job
 from indexing.knowledge_base import KnowledgeBase
 from indexing.service import IngestService

@@ -20,9 +20,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from fake_ollama import FakeOllama, Reply
 from summary_docs import write_report
 
+from eval.fake_ollama import FakeOllama, Reply
 from indexing.storage import open_knowledge_base
 from indexing.summary import (
     SummaryBuilder,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from indexing.chunking.sentences import End, forced_pieces, protected_spans, split_sentences
+from indexing.chunking.sentences import forced_pieces
+from officeqa.sentences import End, protected_spans, split_sentences
 
 
 def _texts(text: str) -> list[str]:

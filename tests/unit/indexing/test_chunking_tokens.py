@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from tokenizers import Tokenizer, models, pre_tokenizers
 
-from indexing.chunking.sentences import split_sentences
+from officeqa.sentences import split_sentences
 from officeqa.tokens import (
     DEFAULT_TOKENIZER_PATH,
     EstimatingCounter,

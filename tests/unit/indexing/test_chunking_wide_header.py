@@ -20,9 +20,9 @@ from reportlab.platypus import Paragraph, SimpleDocTemplate, Table, TableStyle
 
 from indexing.chunking import chunk_document
 from indexing.chunking.forced import force_split
-from indexing.chunking.sentences import End
 from indexing.parsing import parse_file
 from officeqa.domain import BlockType
+from officeqa.sentences import End
 from officeqa.settings import ChunkingSettings
 from officeqa.tokens import default_token_counter
 

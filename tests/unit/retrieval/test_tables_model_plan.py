@@ -1,6 +1,6 @@
 """Model-planned table queries through the real HTTP fake Ollama: the model proposes a JSON plan, never the number.
 
-The real ``ollama`` client talks to ``tests/fake_ollama.py``; the plan it returns is validated against the stored
+The real ``ollama`` client talks to ``eval/fake_ollama.py``; the plan it returns is validated against the stored
 tables (real DuckDB) and run there. Gold plans give exact answers (computed here from the generated rows);
 invalid and hostile plans are refused with the reason, and no statement outside the validated plan runs.
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_ollama import FakeOllama, Reply
 
+from eval.fake_ollama import FakeOllama, Reply
 from eval.table_heldout.kb import World, write_kb
 from indexing.parsing import parse_file
 from indexing.storage import open_knowledge_base
