@@ -74,5 +74,12 @@ def wait_settled(client: TestClient, headers: dict[str, str] | None = None) -> N
         time.sleep(0.1)
 
 
+#: Files a database keeps open while it works (DuckDB's and SQLite's write-ahead logs and journals): they come and go
+#: with background jobs (a summarise job, a checkpoint) whatever a request did, so "nothing was written" ignores them.
+_TRANSIENT_SUFFIXES = (".wal", "-wal", "-shm", "-journal")
+
+
 def files_under(root: Path) -> set[str]:
-    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
+    """The files under ``root`` (relative), less databases' transient logs (see _TRANSIENT_SUFFIXES)."""
+    return {str(p.relative_to(root)) for p in root.rglob("*")
+            if p.is_file() and not p.name.endswith(_TRANSIENT_SUFFIXES)}
