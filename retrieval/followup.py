@@ -141,7 +141,7 @@ def rewrite_followup(
 
 
 def _model_rewrite(question: str, history: Sequence[Turn], generator: OllamaGenerator) -> str | None:
-    from officeqa.generation import GenerationError
+    from officeqa.errors import GenerationError
 
     template = load_rewrite_template(detect_language(question + history[-1].question))
     lines = []

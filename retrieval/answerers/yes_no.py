@@ -43,7 +43,7 @@ class YesNo:
         failure = ctx.failure or NoModel()
         notice = notice_for(failure.reason, ctx.language)
         coverage = topic_coverage(ctx, extractive.sentences) if extractive is not None and extractive.found else 0.0
-        if coverage >= MIN_COVERAGE:
+        if extractive is not None and coverage >= MIN_COVERAGE:
             verdict = "yes"
             text = "\n".join([message("yes_no_yes", ctx.language), _quotes(extractive.text)])
             citations = extractive.citations

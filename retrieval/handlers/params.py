@@ -109,7 +109,8 @@ def phrases(text: str) -> list[str]:
 
 def _en_phrases(text: str) -> list[str]:
     words = re.findall(r"[a-z][a-z0-9_'-]{0,30}", text)
-    out, current = [], []
+    out: list[str] = []
+    current: list[str] = []
     for w in words:
         if w in _EN_STOP:
             if current:

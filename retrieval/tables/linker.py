@@ -172,7 +172,8 @@ class _Text:
         return out
 
     def pieces(self) -> list[str]:
-        out, current = [], []
+        out: list[str] = []
+        current: list[str] = []
         for ch, used, blank in zip(self.text, self.used, self.blank, strict=True):
             if used or blank:
                 if current:
@@ -714,7 +715,9 @@ def link_table(question: str, table: TableInfo, store: TableStore, hits: list[Va
     _consume_vocabulary(t, linked)
     linked.mentions += _partial_columns(t, table, linked.mentions)
     # report what is left as the question wrote it: the whole run of words around an unknown one
-    runs, current, unknown = [], [], False
+    runs: list[str] = []
+    current: list[str] = []
+    unknown = False
     for ch, was_used, now_used in zip(text, before_vocabulary, t.used, strict=True):
         if was_used:
             if current and unknown:
