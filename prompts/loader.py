@@ -9,13 +9,16 @@ is reported as a ConfigurationError where it is used.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, TypeVar, cast
 
 import yaml
 
 from officeqa.errors import ConfigurationError
+
+_T = TypeVar("_T")
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
 
@@ -84,9 +87,9 @@ def _read_yaml(kind: str, language: str) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()}
 
 
-def _build(cls: type, kind: str, language: str):
+def _build(cls: Callable[..., _T], kind: str, language: str) -> _T:
     data = _read_yaml(kind, language)
-    names = [f.name for f in fields(cls) if f.name != "language"]
+    names = [f.name for f in fields(cast(Any, cls)) if f.name != "language"]
     missing = [n for n in names if n not in data]
     if missing:
         raise ConfigurationError(f"prompt template {kind}.{language}.yaml lacks parts: {', '.join(missing)}")
