@@ -126,10 +126,10 @@ class RetrievalSettings(BaseModel):
         description=(
             "Hybrid fusion: guarded = per query, BM25 and dense scores min-max scaled and mixed 0.8/0.2, the BM25 "
             "share lowered when the index lacks the query's terms (another language), the dense share dropped when "
-            "the embedder cannot read the query's script; never below BM25 on the held-out sets "
-            "(bench/results/fusion_sets.md); adaptive = the previous default, a tempered softmax of z-scores mixed "
-            "equally when BM25 can read the query; zscore = the softmax mix with the fixed bm25_weight/dense_weight; "
-            "rrf = weighted reciprocal rank fusion."
+            "the embedder cannot read the query's script; the share was fit on tuning halves and checked on held-out "
+            "ones (bench/results/fusion_sets.md); adaptive = the previous default, a tempered softmax of z-scores "
+            "mixed equally when BM25 can read the query; zscore = the softmax mix with the fixed "
+            "bm25_weight/dense_weight; rrf = weighted reciprocal rank fusion."
         ),
     )
     rrf_k: int = Field(60, ge=1, description="The k constant of reciprocal rank fusion.")
