@@ -55,6 +55,11 @@ VARIANTS: dict[str, Callable[[Hits, Hits, QuerySignals], float]] = {
     "agree": lambda b, d, s: agreement(b, d),
     "unsure": lambda b, d, s: doubt(b),
 }
+RAISES: dict[str, Callable[[Hits, Hits, QuerySignals], float]] = {
+    "agree-up": lambda b, d, s: agreement(b, d),
+}
+"""Variants that raise the share towards equal shares (0.5) as the two top-10 lists agree: where both
+retrievers found the same candidates, the dense side only reorders them."""
 
 
 def main() -> None:
@@ -81,7 +86,7 @@ def main() -> None:
     print("| variant | share | worst margin | mean margin | " + " | ".join(p[0] for p in prepared) + " |")
     print("|---|---|---|---|" + "---|" * len(prepared))
     results = []
-    for variant, factor in VARIANTS.items():
+    for variant, factor in [*VARIANTS.items(), *RAISES.items()]:
         for share in SHARES:
             margins, cells = [], []
             for _name, data, tune, bm25, dense, signals, gold, single in prepared:
@@ -89,7 +94,11 @@ def main() -> None:
                 for q in tune:
                     trust_b = 1.0 if signals[q].coverage >= 0.5 else 0.0
                     scale = max(factor(bm25[q], dense[q], signals[q]), 1.0 - trust_b)
-                    hits = guarded_fusion(bm25[q], dense[q], signals[q], dense_share=share * scale)
+                    if variant in RAISES:
+                        own = share + (0.5 - share) * factor(bm25[q], dense[q], signals[q])
+                    else:
+                        own = share * scale
+                    hits = guarded_fusion(bm25[q], dense[q], signals[q], dense_share=own)
                     run[q] = docs_of(hits, data.chunk_doc)
                 got = evaluate(run, gold, recall_cutoffs=(10,))
                 set_margins = [got[m] - max(single["bm25"][m], single["dense"][m]) for m in ("ndcg@10", "recall@10")]

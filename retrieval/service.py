@@ -54,7 +54,7 @@ from retrieval.rule_answers import StoredDocument, render_rule_answer, stored_do
 from retrieval.rules.arbitration import DEFAULT_ROUTE
 from retrieval.rules.loader import HANDLER_ROUTES
 from retrieval.scope import CatalogEntry, Scope, newest_versions, resolve_explicit, resolve_named
-from retrieval.search import SearchHit, search
+from retrieval.search import SearchHit, search, without_naming_words
 from retrieval.tables.answer import TABLE_ROUTES, answer_for_route
 
 if TYPE_CHECKING:
@@ -471,7 +471,7 @@ class QuestionService:
         """A pipeline whose retrieval stays inside this question's scope (built per question: no shared state)."""
 
         def retrieve(query: str, k: int) -> list[SearchHit]:
-            return self._scoped_search(query, mode, k, scope)
+            return self._scoped_search(without_naming_words(query, ignore), mode, k, scope)
 
         def extract(question: str, materials: Sequence[Material], language: str) -> ExtractiveAnswer:
             ignored_words = {t for text in ignore for t in tokenize_for_bm25(text)}
