@@ -41,7 +41,7 @@ Run = dict[str, list[tuple[str, float]]]
 DEPTH = 100
 MONOLINGUAL = ["xquad_zh", "cmrc2018_dev", "scifact", "drcd", "mlqa_zh", "mlqa_en"]
 CROSS_LINGUAL = ["mlqa_en2zh", "mlqa_zh2en", "mlqa_mixed"]
-FUSIONS = ["rrf", "zscore", "adaptive"]
+FUSIONS = ["rrf", "zscore", "adaptive", "guarded"]
 NOTES = [
     "Sets (`python -m eval.datasets`; sources and licences in eval/datasets.py): xquad_zh (1,181 q / 240 paragraphs)",
     "and cmrc2018_dev (200 / 848) from ../shared/qa; scifact (BEIR test claims, 300 / 1,000 abstracts: the gold",

@@ -121,13 +121,15 @@ class RetrievalSettings(BaseModel):
     """How a question becomes ranked chunks."""
 
     top_k: int = Field(10, ge=1, description="Chunks returned by default.")
-    fusion: Literal["adaptive", "zscore", "rrf"] = Field(
-        "adaptive",
+    fusion: Literal["guarded", "adaptive", "zscore", "rrf"] = Field(
+        "guarded",
         description=(
-            "Hybrid fusion: adaptive = per-query z-scores and tempered softmax of BM25 and dense scores, mixed "
-            "with a BM25 share decided per query (BM25 term coverage, query script vs the corpus's; BM25 "
-            "abstains on documents in another script), no weights fitted to a set (bench/bench_heldout.py); "
-            "zscore = the same mix with the fixed bm25_weight/dense_weight; rrf = weighted reciprocal rank fusion."
+            "Hybrid fusion: guarded = per query, BM25 and dense scores min-max scaled and mixed 0.8/0.2, the BM25 "
+            "share lowered when the index lacks the query's terms (another language), the dense share dropped when "
+            "the embedder cannot read the query's script; the share was fit on tuning halves and checked on held-out "
+            "ones (bench/results/fusion_sets.md); adaptive = the previous default, a tempered softmax of z-scores "
+            "mixed equally when BM25 can read the query; zscore = the softmax mix with the fixed "
+            "bm25_weight/dense_weight; rrf = weighted reciprocal rank fusion."
         ),
     )
     rrf_k: int = Field(60, ge=1, description="The k constant of reciprocal rank fusion.")
@@ -136,7 +138,7 @@ class RetrievalSettings(BaseModel):
         ge=0.0,
         description=(
             "Weight of the BM25 ranking in fusion=zscore and rrf (zscore: share after normalising the two "
-            "weights; tuned in bench/tune_fusion.py). Not used by adaptive."
+            "weights; tuned in bench/tune_fusion.py). Not used by guarded or adaptive."
         ),
     )
     dense_weight: float = Field(0.4, ge=0.0, description="Weight of the dense ranking in fusion=zscore and rrf.")

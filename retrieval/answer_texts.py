@@ -11,12 +11,13 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 
+from officeqa.words import word_list
 from retrieval.catalog import CatalogEntry
 from retrieval.messages import text as message
 from retrieval.scope import Scope
 
 #: Words of a comparison question that name no content ("对比新旧两版…有哪些变化").
-COMPARE_WORDS = ("对比", "比较", "新旧", "两版", "变化", "区别", "差异", "不同", "compare", "difference", "changed")
+COMPARE_WORDS = word_list("comparison_words")
 
 
 def document_name(doc_id: str, catalog: Mapping[str, CatalogEntry]) -> str:

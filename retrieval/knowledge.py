@@ -27,7 +27,7 @@ from retrieval.placing import place
 from retrieval.quoting import Quoting
 from retrieval.rule_answers import StoredDocument, stored_documents
 from retrieval.scope import Scope, newest_versions
-from retrieval.search import SearchHit, search
+from retrieval.search import SearchHit, search, without_naming_words
 from retrieval.show_paths import DisplayPaths
 
 if TYPE_CHECKING:
@@ -111,6 +111,9 @@ class Knowledge(Tools):
         return with_tables[:TABLE_SCOPE_DOCUMENTS]
 
     def retrieve(self, ctx: QuestionContext, query: str, k: int) -> list[HitLike]:
+        """Hits inside the question's scope; the words that chose the scope are not searched for (inside it they
+        match every document alike and rank each one's title chunk first)."""
+        query = without_naming_words(query, naming_words(ctx.scope, ctx.catalog))
         return list(self.scoped_search(query, ctx.mode, k, ctx.scope))
 
     def scoped_search(self, query: str, mode: str, k: int, scope: Scope) -> list[SearchHit]:

@@ -1,7 +1,7 @@
 """What is known about a query before fusing: its language, length, and whether BM25 can read it.
 
 Why: the fusion of BM25 and dense rankings is decided per query (``retrieval/fusion.py``,
-``fusion="adaptive"``) from signals that need no labels and no tuning set:
+``fusion="guarded"`` and ``"adaptive"``) from signals that need no labels and no tuning set:
 
 * **script** of the query and of the indexed documents. BM25 matches terms, so a question in
   English over Chinese documents (or the reverse) gives BM25 nothing to match but stray
@@ -22,9 +22,9 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from officeqa.scripts import detect_script, is_han, script_counts
+from officeqa.scripts import detect_script
 
-__all__ = ["QuerySignals", "detect_script", "idf_coverage", "is_han", "query_signals", "script_counts"]
+__all__ = ["QuerySignals", "idf_coverage", "query_signals"]
 
 
 def idf_coverage(document_frequencies: Sequence[int], n_documents: int) -> float:

@@ -78,10 +78,27 @@ def rank_chunks(
     if depth > settings.candidate_depth:
         fusion_settings = settings.model_copy(update={"candidate_depth": depth})
     signals = None
-    if settings.fusion == "adaptive":
-        candidates = [cid for cid, _ in dense_hits[:depth]]
+    if settings.fusion in ("guarded", "adaptive"):
+        # Only adaptive reads the candidates' scripts (BM25 abstains on them); guarded needs none.
+        candidates = [cid for cid, _ in dense_hits[:depth]] if settings.fusion == "adaptive" else []
         signals = query_signals_for(kb.bm25, query, candidates, kb.embedder.scripts)
     return fuse_hybrid(bm25_hits, dense_hits, fusion_settings, signals)
+
+
+def without_naming_words(query: str, naming: Sequence[str]) -> str:
+    """``query`` less the words that chose its scope's documents (their names, "对比新旧两版").
+
+    Inside a scope those words match every document alike, so BM25 ranks each document's title
+    chunk first: a comparison of two versions of one policy ranked both title pages and both
+    "总则" above the password clauses it asked about. Longer words go first (a title before the
+    name inside it); words under two characters are kept; when nothing of two characters or more
+    remains, the query is returned unchanged.
+    """
+    out = query
+    for word in sorted({w.strip() for w in naming if len(w.strip()) >= 2}, key=len, reverse=True):
+        out = out.replace(word, " ")
+    remainder = "".join(ch for ch in out if ch.isalnum())
+    return " ".join(out.split()) if len(remainder) >= 2 else query
 
 
 def query_signals_for(

@@ -7,7 +7,15 @@ import math
 import pytest
 
 from officeqa.settings import RetrievalSettings
-from retrieval.fusion import adaptive_fusion, bm25_trust, fuse_hybrid, rrf, zscore_fusion
+from retrieval.fusion import (
+    adaptive_fusion,
+    bm25_readability,
+    bm25_trust,
+    fuse_hybrid,
+    guarded_fusion,
+    rrf,
+    zscore_fusion,
+)
 from retrieval.query_signals import QuerySignals
 
 
@@ -246,3 +254,64 @@ def test_adaptive_with_neither_side_readable_mixes_both_equally():
     signals = QuerySignals(script="en", corpus_scripts={"zh": 1.0}, coverage=0.0, dense_scripts=frozenset({"en"}))
     fused = adaptive_fusion([("a", 2.0)], [("b", 0.9), ("a", 0.1)], signals)
     assert sorted(d for d, _ in fused) == ["a", "b"]
+
+
+# -- guarded: convex mix of min-max scaled scores, shares from the query's signals ------------------
+
+
+def test_guarded_is_the_convex_mix_of_min_max_scaled_scores():
+    bm25 = [("a", 9.0), ("b", 5.0), ("c", 1.0)]
+    dense = [("d", 0.9), ("a", 0.8), ("e", 0.1)]
+    fused = dict(guarded_fusion(bm25, dense, QuerySignals(), depth=3, dense_share=0.25))
+    # BM25 full (3 = depth): (s - 1) / 8; dense: (s - 0.1) / 0.8; absent from a list: 0 there.
+    assert fused["a"] == pytest.approx(0.75 * 1.0 + 0.25 * 0.875)
+    assert fused["b"] == pytest.approx(0.75 * 0.5)
+    assert fused["c"] == pytest.approx(0.0)
+    assert fused["d"] == pytest.approx(0.25 * 1.0)
+    assert fused["e"] == pytest.approx(0.0)
+
+
+def test_guarded_scales_a_short_bm25_list_from_zero():
+    """BM25 listed two documents of a deeper pool: every other document scores 0, so the second keeps its value."""
+    fused = dict(guarded_fusion([("a", 4.0), ("b", 2.0)], [("x", 0.5), ("a", 0.4)], QuerySignals(), depth=10,
+                                dense_share=0.0))
+    assert fused["a"] == pytest.approx(1.0) and fused["b"] == pytest.approx(0.5) and fused["x"] == 0.0
+
+
+def test_guarded_keeps_bm25_first_against_a_confident_weak_embedder():
+    """The case that made adaptive lose to BM25: dense is sure of a wrong chunk; BM25's clear winner stays first."""
+    bm25 = [("answer", 12.0), *spread([f"b{i}" for i in range(20)], 8.0, 6.0)]
+    dense = [("wrong", 0.92), *spread([f"d{i}" for i in range(20)], 0.50, 0.45), ("answer", 0.44)]
+    assert guarded_fusion(bm25, dense, QuerySignals())[0][0] == "answer"
+    assert adaptive_fusion(bm25, dense, QuerySignals())[0][0] == "wrong"  # the softmax hands dense its top
+
+
+def test_guarded_lets_dense_lead_a_question_bm25_cannot_read():
+    bm25 = [("stray", 7.0)]
+    dense = [("answer", 0.82), ("near", 0.80), ("stray", 0.40), ("far", 0.39)]
+    signals = QuerySignals(script="en", corpus_scripts={"zh": 0.97, "en": 0.03}, coverage=0.1)
+    assert [d for d, _ in guarded_fusion(bm25, dense, signals)][:2] == ["answer", "near"]
+    assert guarded_fusion(bm25, dense, QuerySignals())[0][0] == "stray"
+
+
+def test_bm25_readability_ignores_the_script_share_when_the_index_knows_the_terms():
+    """An English question about the one English report in a Chinese knowledge base: BM25 reads it."""
+    covered = QuerySignals(script="en", corpus_scripts={"zh": 0.86, "en": 0.14}, coverage=0.9)
+    assert bm25_readability(covered) == 1.0
+    assert bm25_trust(covered) == pytest.approx(0.7)  # adaptive's rule lowered it
+    partial = QuerySignals(script="en", corpus_scripts={"zh": 0.97, "en": 0.03}, coverage=0.25)
+    assert bm25_readability(partial) == pytest.approx(0.5 * 0.03 / 0.2)
+    assert bm25_readability(QuerySignals(coverage=0.0)) == 0.0
+
+
+def test_guarded_gives_no_share_to_an_embedder_that_cannot_read_the_corpus():
+    bm25 = [("a", 9.0), ("b", 5.0), ("c", 1.0)]
+    dense = [("c", 0.95), ("b", 0.19), ("a", 0.18)]
+    english_only = QuerySignals(script="zh", corpus_scripts={"zh": 0.97, "en": 0.03}, dense_scripts=frozenset({"en"}))
+    assert [d for d, _ in guarded_fusion(bm25, dense, english_only, dense_share=0.9)] == ["a", "b", "c"]
+
+
+def test_guarded_rejects_a_share_outside_the_unit_interval_and_fuses_nothing_to_nothing():
+    with pytest.raises(ValueError):
+        guarded_fusion([], [], QuerySignals(), dense_share=1.5)
+    assert guarded_fusion([], [], QuerySignals()) == []

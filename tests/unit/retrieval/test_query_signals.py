@@ -7,7 +7,8 @@ import math
 import pytest
 
 from indexing.bm25_index import BM25Index
-from retrieval.query_signals import QuerySignals, detect_script, idf_coverage, query_signals, script_counts
+from officeqa.scripts import detect_script, script_counts
+from retrieval.query_signals import QuerySignals, idf_coverage, query_signals
 from retrieval.search import query_signals_for
 
 
