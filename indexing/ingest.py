@@ -114,7 +114,10 @@ def supported_suffixes() -> frozenset[str]:
 def prepare(chunking: ChunkingSettings, document: ParsedDocument, record: DocumentRecord) -> PreparedDocument:
     """Chunk a parsed document into a :class:`PreparedDocument` (vectors come later, in batches)."""
     from indexing.chunking import chunk_document
+    from indexing.reports import attach_report_facts
 
+    if chunking.report_facts:
+        attach_report_facts(document)
     result = chunk_document(document, chunking, doc_id=record.doc_id)
     # Whole-table units of oversize tables are for the table handlers, not retrieval: their
     # rows are also emitted as ordinary table chunks, which are what gets indexed.
