@@ -51,8 +51,9 @@ def by_kind(results: Sequence[TaskResult]) -> dict[str, dict[str, int]]:
     for r in results:
         if r.page_cited is None and r.kind != "not_in_report":
             continue
-        row = table.setdefault(r.kind, {"tasks": 0, "exact": 0, "refused": 0, "wrong": 0, "page_cited": 0,
-                                        "with_page": 0})
+        row = table.setdefault(
+            r.kind, {"tasks": 0, "exact": 0, "refused": 0, "wrong": 0, "page_cited": 0, "with_page": 0}
+        )
         row["tasks"] += 1
         row[outcome_of(r.answer_correct, r.answer)] += 1
         if r.page_cited is not None:

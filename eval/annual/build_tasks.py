@@ -29,16 +29,26 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-KINDS = {"value": "figure", "text": "named_fact", "computed": "computed", "notfound": "not_in_report",
-         "summary": "summary"}
+KINDS = {
+    "value": "figure",
+    "text": "named_fact",
+    "computed": "computed",
+    "notfound": "not_in_report",
+    "summary": "summary",
+}
 _NAMED = {
-    "陈振宇": ["陈振宇"], "天职国际": ["天职国际会计师事务所", "申军", "赵本刚"],
-    "以429,000,000股为基数": ["429,000,000", "1.50"], "史新昆": ["史新昆"],
-    "公证天业": ["公证天业会计师事务所", "戴伟忠", "徐文祥"], "不派发现金红利": ["不派发现金红利"],
-    "杨思卫": ["杨思卫"], "天健会计师事务所": ["天健会计师事务所", "沈维华", "汪兢"],
+    "陈振宇": ["陈振宇"],
+    "天职国际": ["天职国际会计师事务所", "申军", "赵本刚"],
+    "以429,000,000股为基数": ["429,000,000", "1.50"],
+    "史新昆": ["史新昆"],
+    "公证天业": ["公证天业会计师事务所", "戴伟忠", "徐文祥"],
+    "不派发现金红利": ["不派发现金红利"],
+    "杨思卫": ["杨思卫"],
+    "天健会计师事务所": ["天健会计师事务所", "沈维华", "汪兢"],
     "以1,555,709,365为基数": ["1,555,709,365", "3元"],
     "PricewaterhouseCoopers": ["PricewaterhouseCoopers", "Neil Manji"],
-    "Dino Bianco": ["Dino Bianco"], "A quarterly dividend": ["0.18"],
+    "Dino Bianco": ["Dino Bianco"],
+    "A quarterly dividend": ["0.18"],
 }
 _REMARK = re.compile(r"[（(][^（）()]*[A-Za-z\u4e00-\u9fff][^（）()]*[）)]")
 _FIGURE = re.compile(r"(\d+(?:,\d{3})*(?:\.\d+)?)\s*(million|billion|万元|亿元|万|亿)?", re.IGNORECASE)
@@ -46,7 +56,7 @@ _SCALE = {"million": 10**6, "billion": 10**9, "万元": 10**4, "亿元": 10**8, 
 
 
 def half(raw: dict[str, Any]) -> str:
-    """"tuning" or "heldout": the first byte of SHA-256(file + question), even or odd."""
+    """ "tuning" or "heldout": the first byte of SHA-256(file + question), even or odd."""
     digest = hashlib.sha256(f"{raw['file']}\n{raw['question']}".encode()).digest()
     return "tuning" if digest[0] % 2 == 0 else "heldout"
 
@@ -90,10 +100,17 @@ def task(raw: dict[str, Any], number: int) -> dict[str, Any]:
     if raw.get("page") and raw.get("evidence"):
         evidence.append({"document": raw["file"], "locator": {"page": raw["page"]}, "text": raw["evidence"]})
     stem = Path(raw["file"]).stem
-    return {"id": f"{stem}-{number:02d}", "kind": kind, "question": raw["question"], "documents": None,
-            "expected_route": ["retrieve_qa", "summary", "table_query", "report_facts", "rule"],
-            "evidence": evidence, "expect": expect, "note": f"gold: {raw['answer']}",
-            "pages": {raw["file"]: raw.get("pages") or [raw["page"]]} if raw.get("page") else {}}
+    return {
+        "id": f"{stem}-{number:02d}",
+        "kind": kind,
+        "question": raw["question"],
+        "documents": None,
+        "expected_route": ["retrieve_qa", "summary", "table_query", "report_facts", "rule"],
+        "evidence": evidence,
+        "expect": expect,
+        "note": f"gold: {raw['answer']}",
+        "pages": {raw["file"]: raw.get("pages") or [raw["page"]]} if raw.get("page") else {},
+    }
 
 
 def main(source: str) -> None:

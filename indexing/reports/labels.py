@@ -12,8 +12,10 @@ import unicodedata
 
 __all__ = ["clean_label", "label_key", "unit_of_label"]
 
-_NUMBERING = re.compile(r"^(?:[一二三四五六七八九十]+、|[（(][一二三四五六七八九十\d]+[）)]|\d+[.、．]\s*|"
-                        r"[A-Za-z][.)]\s+)")
+_NUMBERING = re.compile(
+    r"^(?:[一二三四五六七八九十]+、|[（(][一二三四五六七八九十\d]+[）)]|\d+[.、．]\s*|"
+    r"[A-Za-z][.)]\s+)"
+)
 _PART = re.compile(r"^(?:其中|包括|减|加)[：:]\s*")
 _UNIT_SUFFIX = re.compile(r"[（(]\s*(元/股|元|万元|亿元|千元|百万元|人|%|股|户|个|家|吨)\s*[）)]\s*$")
 _FOOTNOTE = re.compile(r"\s*[（(]\s*(?:\d|注\s*\d?|note\s*\d+)\s*[）)]\s*$", re.IGNORECASE)

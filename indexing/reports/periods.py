@@ -16,8 +16,20 @@ __all__ = ["Period", "parse_period"]
 _YEAR = re.compile(r"(?<!\d)(19[89]\d|20[0-4]\d)(?!\d)")
 _CHANGE = re.compile(r"增减|变动|增长率|同比|比上年|change|variance|%\s*chg|increase|decrease", re.IGNORECASE)
 _SHARE = re.compile(r"比重|占比|比例|% of", re.IGNORECASE)
-_QUARTER = {"第一季度": 1, "第二季度": 2, "第三季度": 3, "第四季度": 4, "一季度": 1, "二季度": 2, "三季度": 3,
-            "四季度": 4, "q1": 1, "q2": 2, "q3": 3, "q4": 4}
+_QUARTER = {
+    "第一季度": 1,
+    "第二季度": 2,
+    "第三季度": 3,
+    "第四季度": 4,
+    "一季度": 1,
+    "二季度": 2,
+    "三季度": 3,
+    "四季度": 4,
+    "q1": 1,
+    "q2": 2,
+    "q3": 3,
+    "q4": 4,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,14 +44,29 @@ class Period:
     share: bool = False  # a share column (占营业收入比重)
 
     def to_json(self) -> dict[str, object]:
-        return {k: v for k, v in (("year", self.year), ("relative", self.relative), ("point", self.point),
-                                  ("quarter", self.quarter), ("change", self.change or None),
-                                  ("share", self.share or None)) if v is not None}
+        return {
+            k: v
+            for k, v in (
+                ("year", self.year),
+                ("relative", self.relative),
+                ("point", self.point),
+                ("quarter", self.quarter),
+                ("change", self.change or None),
+                ("share", self.share or None),
+            )
+            if v is not None
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> Period:
-        return cls(year=data.get("year"), relative=data.get("relative"), point=data.get("point"),  # type: ignore[arg-type]
-                   quarter=data.get("quarter"), change=bool(data.get("change")), share=bool(data.get("share")))
+        return cls(
+            year=data.get("year"),
+            relative=data.get("relative"),
+            point=data.get("point"),  # type: ignore[arg-type]
+            quarter=data.get("quarter"),
+            change=bool(data.get("change")),
+            share=bool(data.get("share")),
+        )
 
     def resolved_year(self, report_year: int | None) -> int | None:
         """The calendar/fiscal year of the column (relative columns through the report's year)."""

@@ -17,17 +17,31 @@ __all__ = ["is_report", "report_profile"]
 
 _COVER_PAGES = 3
 _PROFILE_PAGES = 12
-_REPORT = re.compile(r"年度报告|年报|半年度报告|季度报告|annual\s+report|form\s+10-k|annual\s+information\s+form|"
-                     r"management'?s\s+discussion\s+and\s+analysis|consolidated\s+financial\s+statements",
-                     re.IGNORECASE)
+_REPORT = re.compile(
+    r"年度报告|年报|半年度报告|季度报告|annual\s+report|form\s+10-k|annual\s+information\s+form|"
+    r"management'?s\s+discussion\s+and\s+analysis|consolidated\s+financial\s+statements",
+    re.IGNORECASE,
+)
 _YEAR_CN = re.compile(r"(19[89]\d|20[0-4]\d)\s*年?\s*(半年度|年度|第[一三]季度)\s*报告")
-_YEAR_EN = re.compile(r"(?:(?:fiscal|annual\s+report)\s*(?:year\s*)?(19[89]\d|20[0-4]\d))|"
-                      r"(?:(19[89]\d|20[0-4]\d)\s+annual\s+report)|"
-                      r"(?:year\s+ended\s+\w+\s+\d{1,2},?\s+(19[89]\d|20[0-4]\d))", re.IGNORECASE)
-_FULL_NAME = re.compile(r"^[\u4e00-\u9fffA-Za-z（）()·&.,' -]{2,60}?(?:股份有限公司|有限责任公司|有限公司|集团公司|"
-                        r"Inc\.?|Corporation|Corp\.?|L\.P\.|Limited|Ltd\.?|plc|Co\.,\s*Ltd\.?|LLC)$")
-_FIELDS = {"short_name": ("股票简称", "证券简称", "公司简称"), "stock_code": ("股票代码", "证券代码"),
-           "english_name": ("公司的外文名称", "英文名称", "外文名称")}
+_YEAR_EN = re.compile(
+    r"(?:(?:fiscal|annual\s+report)\s*(?:year\s*)?(19[89]\d|20[0-4]\d))|"
+    r"(?:(19[89]\d|20[0-4]\d)\s+annual\s+report)|"
+    r"(?:year\s+ended\s+\w+\s+\d{1,2},?\s+(19[89]\d|20[0-4]\d))",
+    re.IGNORECASE,
+)
+_FULL_NAME = re.compile(
+    r"^[\u4e00-\u9fffA-Za-z（）()·&.,' -]{2,60}?(?:股份有限公司|有限责任公司|有限公司|集团公司|"
+    r"Inc\.?|Corporation|Corp\.?|L\.P\.|Limited|Ltd\.?|plc|Co\.,\s*Ltd\.?|LLC)$"
+)
+_EN_ENTITY = re.compile(
+    r"([A-Z][A-Za-z&.\- ]{2,50}?(?:Inc\.|L\.P\.|Ltd\.|Limited|Corporation|Corp\.|plc|LLC))\s*"
+    r"\(\s*(?:the\s+)?[\"“]?([A-Z][A-Za-z]{1,9})[\"”]?\s*\)"
+)
+_FIELDS = {
+    "short_name": ("股票简称", "证券简称", "公司简称"),
+    "stock_code": ("股票代码", "证券代码"),
+    "english_name": ("公司的外文名称", "英文名称", "外文名称"),
+}
 
 
 def _text(block: Block) -> str:
@@ -67,12 +81,21 @@ def report_profile(blocks: Sequence[Block], title: str | None = None) -> dict[st
         match = _YEAR_CN.search(text)
         if year is None and match:
             year = int(match.group(1))
-            kind = {"半年度": "semiannual", "第一季度": "quarterly", "第三季度": "quarterly"}.get(match.group(2) or "",
-                                                                                               "annual")
+            kind = {"半年度": "semiannual", "第一季度": "quarterly", "第三季度": "quarterly"}.get(
+                match.group(2) or "", "annual"
+            )
         match = _YEAR_EN.search(text) if year is None else None
         if match:
             year = int(next(g for g in match.groups() if g))
     entity.update(_fields_from_tables(blocks))
+    names: list[str] = []
+    for block in blocks:
+        if (block.page or 1) > _COVER_PAGES:
+            break
+        for match in _EN_ENTITY.finditer(_text(block)):
+            names.extend(n for n in (match.group(1).strip(), match.group(2)) if n not in names)
+    if names:
+        entity["names"] = "|".join(names[:8])
     profile: dict[str, object] = {"entity": entity, "kind": kind}
     if year is not None:
         profile["year"] = year

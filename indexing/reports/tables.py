@@ -34,12 +34,14 @@ class RowFact:
     percent: bool
     unit: str | None
     row_text: str
+    row: int  # index of the body row that holds the values (for its page in a table across pages)
 
 
 @dataclass(slots=True)
 class _Row:
     label: str
     cells: list[str]
+    index: int = 0
     fragments: list[str] = field(default_factory=list)
 
 
@@ -61,8 +63,13 @@ def _header_like(cells: Sequence[str]) -> bool:
     values = [c for c in cells[1:] if c.strip()]
     if not values or _numeric(cells[1:]):
         return False
-    return any(parse_period(c) is not None or c.strip() in ("金额", "占营业收入比重", "比重", "Amount", "%")
-               for c in values)
+    if (
+        not cells[0].strip() and len(values) >= 2
+    ):  # sub-column names under a spanning header (营业收入 | 营业成本 | 毛利率)
+        return True
+    return any(
+        parse_period(c) is not None or c.strip() in ("金额", "占营业收入比重", "比重", "Amount", "%") for c in values
+    )
 
 
 def _columns(header_rows: Sequence[Sequence[str]], width: int) -> list[str]:
@@ -101,7 +108,7 @@ def _merge_rows(rows: Sequence[Sequence[str]], width: int) -> list[_Row | list[s
             pending.append(label)
             continue
         if not label and pending:
-            row = _Row("".join(p for p in pending if not p.endswith(("：", ":"))), cells[1:])
+            row = _Row("".join(p for p in pending if not p.endswith(("：", ":"))), cells[1:], index)
             row.fragments = [p for p in pending if not p.endswith(("：", ":"))]
             headers = [p for p in pending if p.endswith(("：", ":"))]
             out.extend(_Row(h, []) for h in headers)
@@ -111,7 +118,7 @@ def _merge_rows(rows: Sequence[Sequence[str]], width: int) -> list[_Row | list[s
         for header in pending:  # label-only rows before a labelled row are group headers ("流动资产：")
             out.append(_Row(header, []))
         pending, open_row = [], None
-        out.append(_Row(label, cells[1:]))
+        out.append(_Row(label, cells[1:], index))
     return out
 
 
@@ -123,8 +130,9 @@ def table_facts(header_rows: Sequence[Sequence[str]], rows: Sequence[Sequence[st
     width = max(len(r) for r in all_rows)
     headers = [list(r) for r in header_rows]
     body = [list(r) for r in rows]
+    shift = 0  # body rows that came from the header (row indices count from the stored body)
     if headers and _numeric(headers[0][1:]):  # no real header: the first "header" row is data
-        body, headers = [*headers, *body], []
+        body, headers, shift = [*headers, *body], [], len(headers)
     columns = _columns(headers, width)
     facts: list[RowFact] = []
     parent: str | None = None
@@ -157,7 +165,19 @@ def table_facts(header_rows: Sequence[Sequence[str]], rows: Sequence[Sequence[st
             if parsed is None:
                 continue
             period = parse_period(column)
-            facts.append(RowFact(label=label, raw_label=raw, parent=row_parent, column=column, period=period,
-                                 text=parsed.text, value=str(parsed.value), percent=parsed.percent,
-                                 unit="%" if parsed.percent else unit, row_text=row_text))
+            facts.append(
+                RowFact(
+                    label=label,
+                    raw_label=raw,
+                    parent=row_parent,
+                    column=column,
+                    period=period,
+                    text=parsed.text,
+                    value=str(parsed.value),
+                    percent=parsed.percent,
+                    unit="%" if parsed.percent else unit,
+                    row_text=row_text,
+                    row=item.index - shift,
+                )
+            )
     return facts

@@ -14,12 +14,19 @@ from decimal import Decimal
 __all__ = ["SCALES", "scale_of", "table_unit"]
 
 SCALES: dict[str, Decimal] = {
-    "元": Decimal(1), "千元": Decimal(1000), "万元": Decimal(10_000), "百万元": Decimal(1_000_000),
-    "亿元": Decimal(100_000_000), "thousands": Decimal(1000), "millions": Decimal(1_000_000),
-    "billions": Decimal(1_000_000_000), "units": Decimal(1),
+    "元": Decimal(1),
+    "千元": Decimal(1000),
+    "万元": Decimal(10_000),
+    "百万元": Decimal(1_000_000),
+    "亿元": Decimal(100_000_000),
+    "thousands": Decimal(1000),
+    "millions": Decimal(1_000_000),
+    "billions": Decimal(1_000_000_000),
+    "units": Decimal(1),
 }
 _CN = re.compile(r"单位\s*[：:]\s*(人民币)?\s*(千元|万元|百万元|亿元|元)")
 _EN = re.compile(r"(?:in|of)\s+(thousands|millions|billions)(?:\s+of\s+([A-Za-z. ]+?dollars|[A-Z]{3}))?", re.IGNORECASE)
+_EN_SIGN = re.compile(r"(C\$|US\$|A\$|\$|CAD|USD|EUR|GBP)\s*(thousands|millions|billions)", re.IGNORECASE)
 _CURRENCY = re.compile(r"币种\s*[：:]\s*(人民币|美元|港元|欧元)")
 
 
@@ -35,6 +42,9 @@ def table_unit(texts: list[str]) -> tuple[str | None, str | None]:
         if match:
             currency = (match.group(2) or "").strip() or None
             return match.group(1).lower(), currency
+        match = _EN_SIGN.search(folded)
+        if match:
+            return match.group(2).lower(), match.group(1)
     return None, None
 
 

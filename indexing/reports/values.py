@@ -41,7 +41,8 @@ def parse_value(cell: str) -> CellValue | None:
     except InvalidOperation:  # pragma: no cover - the pattern admits digits only
         return None
     negative = bool(match["neg"] and match["neg"] != "(") or bool(
-        (match["neg"] == "(" or match["paren"]) and (match["close"] or match["close2"]))
+        (match["neg"] == "(" or match["paren"]) and (match["close"] or match["close2"])
+    )
     if (match["neg"] == "(" or match["paren"]) and not (match["close"] or match["close2"]):
         return None
     return CellValue(-value if negative else value, bool(match["pct"]), cell.strip())
