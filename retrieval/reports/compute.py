@@ -109,9 +109,7 @@ def _inputs_text(report: Report, facts: Sequence[tuple[str, Fact]], english: boo
     return ("Inputs: " if english else "输入：") + "; ".join(parts)
 
 
-def _ratio(
-    name: str, question_key: str, report: Report, ask: Ask, english: bool, raw_key: str
-) -> ReportAnswer | None:
+def _ratio(name: str, question_key: str, report: Report, ask: Ask, english: bool, raw_key: str) -> ReportAnswer | None:
     _terms, numerators, denominator, zh, en = RATIOS[name]
     year = target_year(ask, report)
     options = [_metric_facts(report, m, year, ask, question_key, raw_key) for m in (*numerators, denominator)]

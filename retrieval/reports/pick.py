@@ -14,6 +14,15 @@ from retrieval.reports.question import Ask
 __all__ = ["Cited", "ReportAnswer", "cite", "column_filter", "for_year", "rank", "residual", "target_year"]
 
 _STOP_ZH = (
+    "哪一年",
+    "哪年",
+    "最高",
+    "最低",
+    "四个季度",
+    "季度",
+    "之和",
+    "加总",
+    "总和",
     "根据合并利润表",
     "根据",
     "合并利润表",
