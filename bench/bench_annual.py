@@ -1,0 +1,130 @@
+"""Real annual reports, end to end with no model: per kind exact / refused / wrong and gold page cited, on the
+frozen tuning and held-out halves (``eval/annual/``), and the indexing cost of report facts as a ratio.
+
+Two answer paths are measured over the same indexed knowledge base:
+- ``service``: ``QuestionService`` as it is (what ``officeqa eval --tasks`` runs);
+- ``facts+service``: the report-facts answerer first (``retrieval.reports.answerer``), the service when it
+  declines; the order the answerer table gives it once it is wired in.
+Indexing cost: the same PDFs indexed twice in one run, ``chunking.report_facts`` off and on (fresh data
+folders, the same embedder), reported as on/off.
+
+    python bench/bench_annual.py [--kb DIR] [--out bench/results/annual.md] [--skip-timing]
+
+``--kb`` is a folder holding the reports the tasks name (default: the PDFs of ../shared/annual-dev, copied
+to bench/results/cache/annual-kb so the question file beside them is never indexed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from eval.harness import TaskResult, index_knowledge_base, score_task, summarize
+from eval.tasks import Task, load_tasks
+from officeqa.settings import Settings, load_settings
+from prompts.language import detect_language
+
+ROOT = Path(__file__).resolve().parents[1]
+HALVES = ("tuning", "heldout")
+KINDS = ("figure", "computed", "not_in_report", "named_fact", "summary")
+DEFAULT_SOURCE = ROOT.parent / "shared" / "annual-dev"
+
+
+def _kb_folder(source: Path) -> Path:
+    folder = ROOT / "bench" / "results" / "cache" / "annual-kb"
+    folder.mkdir(parents=True, exist_ok=True)
+    for pdf in sorted(source.glob("*.pdf")):
+        target = folder / pdf.name
+        if not target.exists() or target.stat().st_size != pdf.stat().st_size:
+            shutil.copyfile(pdf, target)
+    return folder
+
+
+def _index_seconds(settings: Settings, kb_dir: Path, facts: bool) -> float:
+    with tempfile.TemporaryDirectory(prefix="officeqa-annual-") as data:
+        run = settings.model_copy(update={
+            "data_dir": Path(data),
+            "chunking": settings.chunking.model_copy(update={"report_facts": facts}),
+        })
+        started = time.perf_counter()
+        index_knowledge_base(run, kb_dir)
+        return time.perf_counter() - started
+
+
+def _run(settings: Settings, tasks: list[Task], kb_dir: Path, with_facts: bool) -> list[TaskResult]:
+    from retrieval.reports.answerer import ReportCache, answer_with_facts
+    from retrieval.service import QuestionService
+
+    results = []
+    cache = ReportCache()
+    with QuestionService.open(settings) as service:
+        documents = {doc_id: entry.path for doc_id, entry in service.catalog().items()}
+        for task in tasks:
+            started = time.perf_counter()
+            answer = None
+            if with_facts:
+                answer = answer_with_facts(service.kb, cache, task.question, task.question,
+                                           detect_language(task.question), documents, kb_dir)
+            if answer is None:
+                answer = service.ask(task.question)
+            results.append(score_task(task, answer.to_json(), service.kb, kb_dir, time.perf_counter() - started))
+    return results
+
+
+def _table(title: str, by_kind: dict[str, dict[str, int]]) -> list[str]:
+    head = "| kind | tasks | exact | refused | wrong | gold page cited |"
+    lines = [f"**{title}**", "", head, "|---|---|---|---|---|---|"]
+    for kind in KINDS:
+        row = by_kind.get(kind)
+        if not row:
+            continue
+        cited = f"{row['page_cited']}/{row['with_page']}" if row["with_page"] else "—"
+        lines.append(f"| {kind} | {row['tasks']} | {row['exact']} | {row['refused']} | {row['wrong']} | {cited} |")
+    return [*lines, ""]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--kb", type=Path, help="folder of the reports the tasks name")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "annual.md")
+    parser.add_argument("--skip-timing", action="store_true", help="do not index twice for the cost ratio")
+    args = parser.parse_args()
+    kb_dir = args.kb or _kb_folder(DEFAULT_SOURCE)
+    settings = load_settings()
+    # a 200-page report on a busy 2-core machine can take minutes to parse: the bench measures, it does not time out
+    settings = settings.model_copy(update={"parsing": settings.parsing.model_copy(update={"timeout_s": 3600.0})})
+    report: dict[str, Any] = {"kb": kb_dir.name, "halves": {}}
+    lines = ["# Annual reports, no model (bench/bench_annual.py)", ""]
+    if not args.skip_timing:
+        off = _index_seconds(settings, kb_dir, facts=False)
+        on = _index_seconds(settings, kb_dir, facts=True)
+        report["index_s"] = {"facts_off": round(off, 1), "facts_on": round(on, 1), "ratio": round(on / off, 3)}
+        lines += [f"Indexing {len(list(kb_dir.glob('*.pdf')))} PDFs: facts off {off:.1f} s, facts on {on:.1f} s, "
+                  f"ratio **{on / off:.3f}** (target <= 1.3).", ""]
+    with tempfile.TemporaryDirectory(prefix="officeqa-annual-") as data:
+        run = settings.model_copy(update={"data_dir": Path(data)})
+        index_knowledge_base(run, kb_dir)
+        for half in HALVES:
+            tasks = load_tasks(ROOT / "eval" / "annual" / f"{half}.jsonl")
+            for path_name, with_facts in (("service", False), ("facts+service", True)):
+                results = _run(run, tasks, kb_dir, with_facts)
+                kinds = summarize(results).get("by_kind", {})
+                report["halves"].setdefault(half, {})[path_name] = {
+                    "by_kind": kinds, "tasks": [r.to_json() for r in results]}
+                lines += _table(f"{half} ({len(tasks)} tasks) — {path_name}", kinds)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("\n".join(lines), encoding="utf-8")
+    args.out.with_suffix(".json").write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""The report-facts answerer: the facts of the reports in scope, read from the stored documents, answer a
+figure, computed or not-in-report question with no model, or decline so the next answerer runs.
+
+Why a per-process cache keyed by document id: a document id is the content hash, so a document's facts
+never change under it; loading a stored parsed document is the expensive part, and it happens once.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Any
+
+from indexing.reports import report_of
+from retrieval.answering import Answer
+from retrieval.citations import Citation
+from retrieval.reports.answer import answer_from_facts
+from retrieval.reports.facts import Report, load_report
+
+if TYPE_CHECKING:
+    from indexing.stores import Stores
+
+__all__ = ["ROUTE", "ReportCache", "answer_with_facts", "display_name"]
+
+ROUTE = "report_facts"
+_CACHED = 256
+
+
+def display_name(path: str, root: Path | None) -> str:
+    """The file name a user sees: relative to the knowledge-base root when given, else the bare name."""
+    if root is not None:
+        try:
+            return Path(path).resolve().relative_to(root.resolve()).as_posix()
+        except (ValueError, OSError):
+            pass
+    return PurePath(path).name
+
+
+class ReportCache:
+    """Reports (or None: not a report) by document id, loaded from the stored parsed documents."""
+
+    def __init__(self) -> None:
+        self._reports: dict[str, Report | None] = {}
+        self._lock = threading.Lock()
+
+    def reports(self, kb: Stores, documents: Iterable[tuple[str, str]], root: Path | None = None) -> list[Report]:
+        """The reports among ``documents`` ((doc id, path) pairs)."""
+        found: list[Report] = []
+        for doc_id, path in documents:
+            with self._lock:
+                known = doc_id in self._reports
+                report = self._reports.get(doc_id)
+            if not known:
+                parsed = kb.documents.get(doc_id)
+                data = report_of(parsed)
+                report = None
+                if data is not None and parsed is not None:
+                    text = "\n".join(b.text for b in parsed.blocks)
+                    report = load_report(path, display_name(path, root), data, text)
+                with self._lock:
+                    if len(self._reports) >= _CACHED:
+                        self._reports.pop(next(iter(self._reports)))
+                    self._reports[doc_id] = report
+            if report is not None:
+                found.append(report)
+        return found
+
+
+def answer_with_facts(
+    kb: Stores,
+    cache: ReportCache,
+    question: str,
+    standalone: str,
+    language: str,
+    documents: Mapping[str, str],
+    root: Path | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> Answer | None:
+    """The answer from the facts of ``documents`` ({doc id: path}), or None to leave the question to others."""
+    reports = cache.reports(kb, documents.items(), root)
+    result = answer_from_facts(standalone, reports, language)
+    if result is None:
+        return None
+    ids = {path: doc_id for doc_id, path in documents.items()}
+    citations = [
+        Citation(n=n, chunk_id="", doc_id=ids.get(c.path, ""), path=c.path, document=c.name, page=c.page,
+                 quote=c.quote)
+        for n, c in enumerate(result.citations, 1)
+    ]
+    meta = {**(metadata or {}), "route": {"route": ROUTE}, "report_facts": {"kind": result.kind}}
+    return Answer(result.text, citations, "rule", question, standalone, result.language, None, meta)
