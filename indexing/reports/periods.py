@@ -72,9 +72,10 @@ class Period:
         """The calendar/fiscal year of the column (relative columns through the report's year)."""
         if self.year is not None:
             return self.year
-        if self.relative is not None and report_year is not None:
-            return report_year + self.relative
-        return None
+        if report_year is None:
+            return None
+        # a quarter or share column with no year of its own belongs to the report's period
+        return report_year + (self.relative or 0)
 
 
 def parse_period(header: str) -> Period | None:

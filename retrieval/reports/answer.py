@@ -222,7 +222,9 @@ def _answer_one(question: str, report: Report, language: str) -> ReportAnswer | 
             return answer
         if answer is None:
             if index == 0:
-                return _absent(question_key, report, ask, english, question) if match is None else None
+                # no row, or a row that leaves part of the question unexplained: "not in this report" only when
+                # the report's text never names what is left (else another answerer reads the text)
+                return _absent(question_key, report, ask, english, question, match.covered if match else ())
             continue
         answers.append(answer)
         if match is not None and not subject:
@@ -259,7 +261,12 @@ _STOP_WORDS = {
 
 
 def _absent(
-    question_key: str, report: Report, ask: Ask, english: bool, question_key_text: str = ""
+    question_key: str,
+    report: Report,
+    ask: Ask,
+    english: bool,
+    question_key_text: str = "",
+    covered: Sequence[str] = (),
 ) -> ReportAnswer | None:
     """ "Not in this report" when the asked year lies outside the report, or its text never names the metric."""
     years = report.years()
@@ -278,7 +285,7 @@ def _absent(
         if len(words) >= 2 and not re.search(r"\W+(?:and\W+|of\W+|&\W+)?".join(map(re.escape, words[:3])), text):
             return _not_in_report(report, " ".join(words[:3]), [], english, years)
         return None
-    core = residual(question_key, [], english)
+    core = residual(question_key, list(covered), english)
     if len(core) >= 3 and core[:3] not in text and not any(core[:3] in f.key for f in report.facts):
         return _not_in_report(report, core, [], english, years)
     return None
