@@ -142,6 +142,7 @@ def index_knowledge_base(settings: Settings, kb_dir: Path = KB_DIR) -> dict[str,
     with KnowledgeBase.open(settings) as kb:
         report = kb.index_paths([kb_dir])
         status = kb.status()
+        build_summary_trees(kb)
     if report.failed:
         failed = "; ".join(f"{f.path}: {f.kind}: {f.message}" for f in report.failed)
         raise ConfigurationError(f"the eval knowledge base did not index cleanly: {failed}")
@@ -153,6 +154,17 @@ def index_knowledge_base(settings: Settings, kb_dir: Path = KB_DIR) -> dict[str,
                                  f"({strangers[0]}, ...); use an empty folder")
     return {"folder": str(kb_dir), "documents": len(status.documents), "chunks": status.chunks,
             "embedding_model": status.embedding_model, "index_s": round(report.seconds, 2)}
+
+
+def build_summary_trees(kb: KnowledgeBase) -> None:
+    """The extractive summary tree of every indexed document, as a deployment's background summariser builds
+    them after indexing (``summary.on_index``): questions read trees, they never build one."""
+    from indexing.registry import INDEXED
+    from indexing.summary import SummaryBuilder, SummaryStore, document_source, summary_store_path
+
+    with SummaryStore(summary_store_path(kb.settings)) as store, SummaryBuilder(kb.settings, store, None) as builder:
+        for record in kb.registry.documents(statuses=[INDEXED]):
+            builder.build(document_source(kb, record.doc_id, record.path))
 
 
 @contextlib.contextmanager

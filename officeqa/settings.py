@@ -206,7 +206,8 @@ class SummarySettings(BaseModel):
             "After a document is indexed by a background worker (the server, officeqa worker/watch), a "
             "'summarise' job builds its tree at low priority: 'extractive' (no model), 'model' (the generator "
             "when it answers, else extractive; officeqa summarize upgrades later), 'off' (trees are built by "
-            "the first global question or officeqa summarize)."
+            "officeqa summarize only). A global question over a document with no tree queues it (unless 'off') and "
+            "is answered from retrieval meanwhile."
         ),
     )
 

@@ -35,6 +35,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "newest_version": "同一文档有多个版本，已采用最新版本《{newer}》（{version}），未采用《{older}》。",
         "not_stored": "文档《{document}》的解析结果未保存（索引早于此功能），请运行 `officeqa reindex`。",
         "no_documents": "知识库中没有可用于回答的文档。",
+        "summary_queued": "《{documents}》的摘要树尚未生成，已加入后台生成队列；以下回答来自检索。",
+        "summary_missing": "《{documents}》的摘要树尚未生成（可运行 officeqa summarize）；以下回答来自检索。",
         "empty_kb": "知识库里还没有文档：先用 officeqa index <文件夹> 建立索引（或在网页中上传文件），再提问。",
         # rule answers
         "found_items": "共找到 {count} 个{label}：",
@@ -73,6 +75,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "not_stored": "The parsed form of \u201c{document}\u201d is not stored (it was indexed before this feature); "
         "run `officeqa reindex`.",
         "no_documents": "The knowledge base holds no document to answer from.",
+        "summary_queued": "The summary tree of {documents} is not built yet; it is queued for the background "
+        "summariser, and this answer comes from retrieval.",
+        "summary_missing": "The summary tree of {documents} is not built yet (officeqa summarize builds it); this "
+        "answer comes from retrieval.",
         "empty_kb": "The knowledge base is empty: index files first (officeqa index <folder>, or upload them in the "
         "web page), then ask.",
         "found_items": "Found {count} {label}:",

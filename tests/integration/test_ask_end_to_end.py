@@ -17,7 +17,7 @@ from fake_ollama import FakeOllama, Reply
 from indexing.knowledge_base import KnowledgeBase
 from officeqa.generation import OllamaGenerator
 from officeqa.settings import EmbeddingSettings, OllamaSettings, Settings
-from retrieval.answering import AnswerPipeline
+from retrieval.pipeline import AnswerPipeline
 from retrieval.search import search
 from server.cli import main
 

@@ -21,8 +21,8 @@ from fake_ollama import DEFAULT_MODEL, FakeOllama, ModelSpec, Reply
 
 from officeqa.generation import FailureKind, GenerationError, OllamaGenerator
 from officeqa.settings import OllamaSettings, Settings
-from retrieval.answering import AnswerPipeline
 from retrieval.followup import Turn
+from retrieval.pipeline import AnswerPipeline
 from retrieval.search import SearchHit
 
 HITS = [

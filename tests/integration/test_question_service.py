@@ -14,7 +14,10 @@ from pathlib import Path
 import docx
 import pytest
 
+from eval.harness import build_summary_trees
+from indexing.jobs import KIND_SUMMARISE, PENDING
 from indexing.knowledge_base import KnowledgeBase
+from indexing.summary import summary_store_path
 from officeqa.settings import EmbeddingSettings, OllamaSettings, Settings
 from retrieval.service import QuestionService
 from server.cli import main
@@ -87,6 +90,7 @@ def kb_settings(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, Pat
     )
     with KnowledgeBase.open(settings) as kb:
         report = kb.index_paths([root])
+        build_summary_trees(kb)  # as the background summariser does after indexing (summary.on_index)
     assert not report.failed, report.failed
     return settings, root
 
@@ -237,6 +241,49 @@ def test_a_named_document_asked_about_as_a_whole_gets_its_summary(service: Quest
     answer = service.ask("关于召开年度总结大会的通知.txt 讲了什么？")
     assert answer.metadata["route"]["route"] == "summary_tree", answer.metadata["route"]
     assert "年度总结大会" in answer.text and answer.citations
+
+
+def test_which_documents_is_answered_from_the_catalog(service: QuestionService,
+                                                    kb_settings: tuple[Settings, Path]) -> None:
+    zh = service.ask("知识库里有哪些文档？")
+    en = service.ask("Which documents do you have?")
+    assert zh.mode == en.mode == "rule" and zh.metadata["catalog"] == {"documents": 6, "types": {"DOCX": 3, "MD": 2,
+                                                                                              "TXT": 1}}
+    assert zh.text.startswith("知识库中共有 6 个文档（DOCX 3、MD 2、TXT 1）：")
+    assert "- 合同/设备采购合同.docx（DOCX）" in zh.text.splitlines()
+    assert "- 制度/差旅费管理办法（2024修订）.docx (DOCX)" in en.text.splitlines()
+    assert en.text.startswith("The knowledge base holds 6 documents (DOCX 3, MD 2, TXT 1):")
+    assert str(kb_settings[1]) not in zh.text + en.text
+    listed = service.ask("合同里有哪些条款？")  # a list of something else: not the catalog
+    assert "catalog" not in listed.metadata
+
+
+def test_a_missing_summary_tree_is_queued_and_the_question_answered_from_what_exists(tmp_path: Path) -> None:
+    """Reading never writes a tree: the summariser gets a job (once), the answer says so and comes from
+    retrieval; once the tree exists the same question is answered from it."""
+    name = "关于召开年度总结大会的通知.txt"
+    files = tmp_path / "files"
+    files.mkdir()
+    (files / name).write_text(FILES[f"通知/{name}"], encoding="utf-8")
+    settings = Settings(data_dir=tmp_path / "data", embedding=EmbeddingSettings(backend="hash"),
+                        ollama=OllamaSettings(host="http://127.0.0.1:9", connect_timeout_s=0.5, retries=0))
+    with KnowledgeBase.open(settings) as kb:
+        assert not kb.index_paths([files]).failed
+    with QuestionService.open(settings, generator=None) as svc:
+        first = svc.ask(f"{name} 讲了什么？")
+        second = svc.ask(f"{name} 讲了什么？")
+        doc_id = next(iter(svc.catalog()))
+        jobs = svc.kb.jobs.latest(kinds=(KIND_SUMMARISE,))
+        assert first.metadata["route"]["route"] == "summary_tree"
+        assert first.metadata["summary"] == {"missing": [doc_id], "queued": True}
+        assert "摘要树尚未生成，已加入后台生成队列" in first.text and first.mode == "extractive"
+        assert second.metadata["summary"] == first.metadata["summary"]
+        assert [(j.path, j.state, j.source) for j in jobs] == [(str(files / name), PENDING, "question")]
+        assert not summary_store_path(settings).exists()  # the question wrote no tree store
+        build_summary_trees(svc.kb)
+        third = svc.ask(f"{name} 讲了什么？")
+    assert "missing" not in third.metadata["summary"] and "摘要树尚未生成" not in third.text
+    assert "年度总结大会" in third.text and third.citations and third.notice and "摘要树" in third.notice
 
 
 def test_a_low_confidence_rule_that_found_nothing_leaves_the_question_to_the_model(tmp_path: Path,

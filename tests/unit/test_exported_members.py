@@ -16,6 +16,7 @@ EXPORTS = {
                          "tree_to_json", "tree_to_markdown"},
     "officeqa.embeddings": {"BACKENDS", "Embedder", "HashEmbedder", "ProgressCallback", "create_embedder",
                             "normalise_rows"},
+    "retrieval.answerers": {"ANSWERERS", "Answerer", "Reply", "walk"},
     "retrieval.handlers": {"Citation", "HandlerItem", "HandlerResult", "run_route"},
     "retrieval.tables": {"TABLE_ROUTES", "Filter", "QuestionPlan", "Refusal", "TableQuery", "answer_for_route",
                          "answer_table_question", "plan_question"},

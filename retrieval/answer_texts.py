@@ -1,0 +1,92 @@
+"""The lines an answer adds about its documents: "依据文档：…", the newest-version note, unknown names.
+
+Why one module: every answerer that reads documents ends its text the same way, and names a
+document the same way (its file name; with its folder and version when two indexed files share
+the name), so a reader sees one spelling whichever answerer answered.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import PurePath
+
+from retrieval.messages import text as message
+from retrieval.scope import CatalogEntry, Scope
+
+#: Words of a comparison question that name no content ("对比新旧两版…有哪些变化").
+COMPARE_WORDS = ("对比", "比较", "新旧", "两版", "变化", "区别", "差异", "不同", "compare", "difference", "changed")
+
+
+def document_name(doc_id: str, catalog: Mapping[str, CatalogEntry]) -> str:
+    """The file name; when another indexed document has the same name, with its folder and stated version."""
+    entry = catalog.get(doc_id)
+    if entry is None:
+        return doc_id[:12]
+    name = PurePath(entry.path).name
+    if sum(1 for other in catalog.values() if PurePath(other.path).name == name) > 1:
+        folder = PurePath(entry.path).parent.name
+        version = f" ({entry.profile.version})" if entry.profile.version else ""
+        return f"{folder}/{name}{version}"
+    return name
+
+
+def document_names(doc_ids: Sequence[str], catalog: Mapping[str, CatalogEntry], language: str) -> str:
+    """The documents' names joined as the language lists them."""
+    return ("、" if language == "zh" else ", ").join(document_name(d, catalog) for d in doc_ids)
+
+
+def based_on(scope: Scope, catalog: Mapping[str, CatalogEntry], language: str) -> str:
+    """"依据文档：a.docx" / "Based on the retrieved documents: …" (empty when the scope names none)."""
+    if not scope.doc_ids:
+        return ""
+    key = "scope_retrieved" if scope.method == "retrieved" else "scope_named"
+    return message(key, language, documents=document_names(scope.doc_ids, catalog, language))
+
+
+def scope_notes(scope: Scope, catalog: Mapping[str, CatalogEntry], language: str) -> list[str]:
+    """Lines before the answer: documents asked for that do not exist, newer versions used instead."""
+    lines = []
+    if scope.unknown:
+        lines.append(message("scope_unknown", language, documents=", ".join(scope.unknown)))
+    for older, newer in scope.superseded.items():
+        entry = catalog.get(newer)
+        version = (entry.profile.version if entry and entry.profile.version else "") or "—"
+        lines.append(message("newest_version", language, newer=document_name(newer, catalog),
+                             older=document_name(older, catalog), version=version))
+    return lines
+
+
+def summary_note(summary: Mapping[str, object], catalog: Mapping[str, CatalogEntry], language: str) -> list[str]:
+    """The line saying that some summary trees are missing (and queued), when the summary answerer said so."""
+    missing = summary.get("missing")
+    if not isinstance(missing, list) or not missing:
+        return []
+    key = "summary_queued" if summary.get("queued") else "summary_missing"
+    return [message(key, language, documents=document_names(missing, catalog, language))]
+
+
+def naming_words(scope: Scope, catalog: Mapping[str, CatalogEntry]) -> list[str]:
+    """Words that chose the documents (the matched names and titles, "对比新旧两版"): not asked about."""
+    if not scope.restricts:
+        return []
+    words = [*scope.matched.values(), *COMPARE_WORDS]
+    for doc_id in scope.doc_ids:
+        entry = catalog.get(doc_id)
+        if entry is not None:
+            words.extend([entry.title, PurePath(entry.path).stem])
+    return words
+
+
+def strip_names(question: str, names: Sequence[str], replacement: str = " ") -> str:
+    """The question without the words that named its documents ("供应商名录里", "年报中"): the table linker
+    must not read them as columns or values. ``replacement``: what stands in their place ("这份文件")."""
+    out = question
+    for name in sorted({n for n in names if n and len(n) >= 2}, key=len, reverse=True):
+        out = re.sub(re.escape(name) + r"(?:\.\w{2,5})?(?:里面|里|中|内|上|的)?", f" {replacement} ", out,
+                     flags=re.IGNORECASE)
+    return " ".join(out.split()) or question
+
+
+__all__ = ["COMPARE_WORDS", "based_on", "document_name", "document_names", "naming_words", "scope_notes",
+           "strip_names", "summary_note"]

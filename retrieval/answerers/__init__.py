@@ -1,0 +1,66 @@
+"""The answerers of the question path, in the order they are asked, and the walk over them.
+
+Each answerer is a small module with one public method, ``answer(ctx)``, that answers the
+question or declines (None). It may leave something for the later ones on the context (materials
+for the model, a fallback answer, a note for the metadata). A streaming answerer returns an
+iterator of events; one that ends without an ``answer`` event declined after trying (the model
+failed mid-answer: ``ctx.failure`` says why) and the walk goes on.
+
+A new kind of answer is one module plus one line in :data:`ANSWERERS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Protocol
+
+from retrieval.answerers.catalog import DocumentList
+from retrieval.answerers.empty import EmptyKnowledgeBase
+from retrieval.answerers.extractive import RetrievalExtractive
+from retrieval.answerers.model import RetrievalWithModel
+from retrieval.answerers.rule import RuleHandler
+from retrieval.answerers.summary import SummaryTree
+from retrieval.answerers.table_probe import TableProbe
+from retrieval.answerers.tables import StoredTables
+from retrieval.answering import Answer, AnswerEvent
+from retrieval.context import QuestionContext
+
+Reply = Answer | Iterator[AnswerEvent] | None
+
+
+class Answerer(Protocol):
+    """Answers one kind of question, or declines with None."""
+
+    def answer(self, ctx: QuestionContext) -> Reply: ...
+
+
+#: The table: first come, first asked. The last one always answers.
+ANSWERERS: tuple[Answerer, ...] = (
+    EmptyKnowledgeBase(),  # nothing indexed: how to start
+    DocumentList(),  # "which documents do you have?": the catalog
+    SummaryTree(),  # whole-document questions: the summary trees (missing ones are queued)
+    StoredTables(),  # count / aggregate / list routes: the stored tables
+    RuleHandler(),  # the other L0 handlers over the stored parsed documents
+    TableProbe(),  # a computation phrased as a plain question: only an exact table answer
+    RetrievalWithModel(),  # retrieved chunks (and what earlier answerers handed over) to the model
+    RetrievalExtractive(),  # no model: quoted sentences, or the rule result waiting as fallback
+)
+
+
+def walk(ctx: QuestionContext, answerers: Sequence[Answerer] = ANSWERERS) -> Iterator[AnswerEvent]:
+    """Ask each answerer in turn; yield the first one's events, ending with exactly one ``answer`` event."""
+    for answerer in answerers:
+        reply = answerer.answer(ctx)
+        if reply is None:
+            continue
+        events = [AnswerEvent("answer", answer=reply)] if isinstance(reply, Answer) else reply
+        for event in events:
+            if event.answer is None:
+                yield event
+                continue
+            yield AnswerEvent("answer", answer=ctx.tools.present(ctx, ctx.close(event.answer)))
+            return
+    raise AssertionError("the last answerer always answers")  # pragma: no cover
+
+
+__all__ = ["ANSWERERS", "Answerer", "Reply", "walk"]
