@@ -18,6 +18,7 @@ from retrieval.answerers.catalog import DocumentList
 from retrieval.answerers.empty import EmptyKnowledgeBase
 from retrieval.answerers.extractive import RetrievalExtractive
 from retrieval.answerers.model import RetrievalWithModel
+from retrieval.answerers.report_facts import ReportFacts
 from retrieval.answerers.rule import RuleHandler
 from retrieval.answerers.summary import SummaryTree
 from retrieval.answerers.table_probe import TableProbe
@@ -38,6 +39,7 @@ class Answerer(Protocol):
 ANSWERERS: tuple[Answerer, ...] = (
     EmptyKnowledgeBase(),  # nothing indexed: how to start
     DocumentList(),  # "which documents do you have?": the catalog
+    ReportFacts(),  # figures, ratios and "not in this report" from the facts of the reports in scope
     SummaryTree(),  # whole-document questions: the summary trees (missing ones are queued)
     StoredTables(),  # count / aggregate / list routes: the stored tables
     RuleHandler(),  # the other L0 handlers over the stored parsed documents

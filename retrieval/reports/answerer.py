@@ -8,7 +8,7 @@ never change under it; loading a stored parsed document is the expensive part, a
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
@@ -44,8 +44,14 @@ class ReportCache:
         self._reports: dict[str, Report | None] = {}
         self._lock = threading.Lock()
 
-    def reports(self, kb: Stores, documents: Iterable[tuple[str, str]], root: Path | None = None) -> list[Report]:
-        """The reports among ``documents`` ((doc id, path) pairs)."""
+    def reports(
+        self,
+        kb: Stores,
+        documents: Iterable[tuple[str, str]],
+        root: Path | None = None,
+        shown: Callable[[str], str] | None = None,
+    ) -> list[Report]:
+        """The reports among ``documents`` ((doc id, path) pairs), named by ``shown`` (else relative to ``root``)."""
         found: list[Report] = []
         for doc_id, path in documents:
             with self._lock:
@@ -57,7 +63,8 @@ class ReportCache:
                 report = None
                 if data is not None and parsed is not None:
                     text = "\n".join(b.text for b in parsed.blocks)
-                    report = load_report(path, display_name(path, root), data, text)
+                    name = shown(path) if shown is not None else display_name(path, root)
+                    report = load_report(path, name, data, text)
                 with self._lock:
                     if len(self._reports) >= _CACHED:
                         self._reports.pop(next(iter(self._reports)))
@@ -76,9 +83,12 @@ def answer_with_facts(
     documents: Mapping[str, str],
     root: Path | None = None,
     metadata: Mapping[str, Any] | None = None,
+    shown: Callable[[str], str] | None = None,
 ) -> Answer | None:
-    """The answer from the facts of ``documents`` ({doc id: path}), or None to leave the question to others."""
-    reports = cache.reports(kb, documents.items(), root)
+    """The answer from the facts of ``documents`` ({doc id: path}), or None to leave the question to others.
+
+    ``metadata`` is the account so far (its L0 route is kept); ``report_facts`` says this answerer answered."""
+    reports = cache.reports(kb, documents.items(), root, shown)
     result = answer_from_facts(standalone, reports, language)
     if result is None:
         return None
@@ -87,5 +97,6 @@ def answer_with_facts(
         Citation(n=n, chunk_id="", doc_id=ids.get(c.path, ""), path=c.path, document=c.name, page=c.page, quote=c.quote)
         for n, c in enumerate(result.citations, 1)
     ]
-    meta = {**(metadata or {}), "route": {"route": ROUTE}, "report_facts": {"kind": result.kind}}
+    meta: dict[str, Any] = {**(metadata or {}), "report_facts": {"kind": result.kind}}
+    meta.setdefault("route", {"route": ROUTE})
     return Answer(result.text, citations, "rule", question, standalone, result.language, None, meta)

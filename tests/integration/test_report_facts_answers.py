@@ -65,3 +65,18 @@ def test_the_ci_subset_holds_its_baseline(indexed: tuple[Settings, Path]) -> Non
         assert row["exact"] >= expected["exact"], (kind, row)
         assert row["wrong"] <= expected["wrong"], (kind, row)
         assert row["page_cited"] >= expected["page_cited"], (kind, row)
+
+
+def test_the_question_service_answers_figures_from_facts_before_retrieval(indexed: tuple[Settings, Path]) -> None:
+    from retrieval.service import QuestionService
+
+    settings, docs = indexed
+    with QuestionService.open(settings) as service:
+        answer = service.ask("星河智能2023年的营业收入是多少？")
+        assert answer.mode == "rule" and answer.metadata["report_facts"]["kind"] == "figure"
+        assert "876,543,210.12" in answer.text and answer.citations[0].page == 3
+        assert str(docs) not in answer.text
+        refused = service.ask("星河智能2025年的营业收入是多少？")
+        assert refused.metadata["report_facts"]["kind"] == "not_in_report" and "2022–2023" in refused.text
+        other = service.ask("公司的法定代表人是谁？")  # not a figure: the next answerers take it
+        assert "report_facts" not in other.metadata
