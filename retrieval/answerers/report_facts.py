@@ -3,8 +3,8 @@
 growth rate with its formula and inputs; "not in this report" with the periods it covers.
 
 Which reports: the documents the question names or the caller gave; otherwise every indexed report (the
-newest version of each), of which the facts answerer keeps those whose company the question names and
-declines when several companies are indexed and none is named. Summary-route questions are left to the
+newest version of each), of which only those whose company the question names are used: a question that
+names no company is not taken to be about a report (a knowledge base holds other files too). Summary-route questions are left to the
 summary tree.
 """
 
@@ -27,13 +27,14 @@ class ReportFacts:
         knowledge = knowledge_of(ctx)
         if knowledge is None or not ctx.catalog or ctx.route == SUMMARY_ROUTE:
             return None
-        if ctx.scope.doc_ids and ctx.scope.method in ("named", "explicit"):
+        scoped = bool(ctx.scope.doc_ids) and ctx.scope.method in ("named", "explicit")
+        if scoped:
             doc_ids = [d for d in ctx.scope.doc_ids if d in ctx.catalog]
         else:
             doc_ids = [d for d in ctx.catalog if d not in knowledge.superseded]
         documents = {d: ctx.catalog[d].path for d in doc_ids}
         return answer_with_facts(knowledge.kb, self.cache, ctx.question, ctx.standalone, ctx.language, documents,
-                                 metadata=ctx.meta, shown=knowledge.paths.shown)
+                                 metadata=ctx.meta, shown=knowledge.paths.shown, scoped=scoped)
 
 
 __all__ = ["ReportFacts"]

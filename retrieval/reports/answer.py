@@ -21,7 +21,7 @@ from decimal import Decimal
 
 from indexing.reports.labels import label_key
 from retrieval.reports import compute
-from retrieval.reports.entities import aliases, named_reports
+from retrieval.reports.entities import aliases
 from retrieval.reports.facts import Fact, Report
 from retrieval.reports.lookup import Match, best_matches
 from retrieval.reports.pick import Cited, ReportAnswer, cite, column_filter, for_year, rank, residual, target_year
@@ -225,7 +225,7 @@ def _answer_one(question: str, report: Report, language: str) -> ReportAnswer | 
                 # no row, or a row that leaves part of the question unexplained: "not in this report" only when
                 # the report's text never names what is left (else another answerer reads the text)
                 return _absent(question_key, report, ask, english, question, match.covered if match else ())
-            continue
+            return None  # a part the facts cannot answer: the whole question goes to the next answerers
         answers.append(answer)
         if match is not None and not subject:
             subject = re.sub(r"(金额|总额|数量)$", "", match.key)
@@ -280,6 +280,9 @@ def _absent(
     if not report.text:
         return None
     text = _fold(report.text)
+    cjk = sum("\u4e00" <= ch <= "\u9fff" for ch in text[:20_000])
+    if english != (cjk < len(text[:20_000]) // 20):
+        return None  # the report is in the other language: its text cannot show what it never names
     if english:
         words = [w for w in re.findall(r"[a-z]{4,}", _plain(question_key_text, report)) if w not in _STOP_WORDS]
         if len(words) >= 2 and not re.search(r"\W+(?:and\W+|of\W+|&\W+)?".join(map(re.escape, words[:3])), text):
@@ -291,15 +294,21 @@ def _absent(
     return None
 
 
-def answer_from_facts(question: str, reports: Sequence[Report], language: str) -> ReportAnswer | None:
-    """The answer from the facts of the reports in scope, or None to leave the question to other answerers."""
+def answer_from_facts(
+    question: str, reports: Sequence[Report], language: str, scoped: bool = False
+) -> ReportAnswer | None:
+    """The answer from the facts of the reports in scope, or None to leave the question to other answerers.
+
+    ``scoped``: the caller named these documents (or the question's own words did), so a question that names
+    no company is about them; otherwise only the reports whose company the question names are used."""
     if not reports or not _FIGURE_QUESTION.search(unicodedata.normalize("NFKC", question)):
         return None
-    named = named_reports(question, reports)
-    if len(named) == len(reports) and len(reports) > 1:
-        named = [r for r in reports if any(a in _fold(question) for a in aliases(r))]
-        if not named:
+    folded = _fold(question)
+    named = [r for r in reports if any(a in folded for a in aliases(r))]
+    if not named:
+        if not scoped or len(reports) > 1:
             return None
+        named = list(reports)
     answers = [a for r in named[:3] if (a := _answer_one(question, r, language)) is not None]
     if not answers:
         return None

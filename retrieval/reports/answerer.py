@@ -84,12 +84,13 @@ def answer_with_facts(
     root: Path | None = None,
     metadata: Mapping[str, Any] | None = None,
     shown: Callable[[str], str] | None = None,
+    scoped: bool = False,
 ) -> Answer | None:
     """The answer from the facts of ``documents`` ({doc id: path}), or None to leave the question to others.
 
     ``metadata`` is the account so far (its L0 route is kept); ``report_facts`` says this answerer answered."""
     reports = cache.reports(kb, documents.items(), root, shown)
-    result = answer_from_facts(standalone, reports, language)
+    result = answer_from_facts(standalone, reports, language, scoped)
     if result is None:
         return None
     ids = {path: doc_id for doc_id, path in documents.items()}

@@ -170,7 +170,18 @@ def test_the_named_company_is_answered_and_an_unnamed_one_among_several_is_decli
     assert answer is not None and "2,040,133,717.30" in answer.text and "3,533,710,584.98" not in answer.text
     assert answer.citations[0].path == "/kb/changchai.pdf"
     assert answer_from_facts("2019年的营业收入是多少？", [hangtian, changchai], "zh") is None
+    # one report indexed among other files: a question that names no company is not about it ...
+    assert answer_from_facts("部门经理去成都出差住宿费每晚最多能报多少？", [hangtian], "zh") is None
+    # ... unless the caller scoped the question to it
+    scoped = answer_from_facts("2019年的营业收入是多少？", [hangtian], "zh", scoped=True)
+    assert scoped is not None and "3,533,710,584.98" in scoped.text
 
 
 def test_questions_that_are_not_about_figures_are_declined(hangtian: Report) -> None:
     assert answer_from_facts("航天电器的法定代表人是谁？", [hangtian], "zh") is None
+    # a second part the facts cannot answer sends the whole question on (no half answer)
+    assert answer_from_facts("航天电器2019年的营业收入是多少？主要客户是谁？", [hangtian], "zh") is None
+
+
+def test_english_absence_is_not_judged_on_a_chinese_report(hangtian: Report) -> None:
+    assert answer_from_facts("What was 航天电器's operating revenue per employee in 2019?", [hangtian], "en") is None
