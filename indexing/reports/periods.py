@@ -107,6 +107,6 @@ def parse_period(header: str) -> Period | None:
             year -= 1
         else:
             relative = -1
-    if year is None and relative is None and quarter is None and not change:
+    if year is None and relative is None and quarter is None and not change and not share:
         return None
     return Period(year=year, relative=relative, point=point, quarter=quarter, change=change, share=share)

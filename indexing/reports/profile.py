@@ -37,6 +37,8 @@ _EN_ENTITY = re.compile(
     r"([A-Z][A-Za-z&.\- ]{2,50}?(?:Inc\.|L\.P\.|Ltd\.|Limited|Corporation|Corp\.|plc|LLC))\s*"
     r"\(\s*(?:the\s+)?[\"“]?([A-Z][A-Za-z]{1,9})[\"”]?\s*\)"
 )
+_EN_LEGAL = re.compile(r"\b((?:[A-Z][A-Za-z&\-]+\s+){1,4}(?:Inc\.|L\.P\.|Ltd\.|Limited|Corporation|Corp\.|plc|LLC))")
+_EN_ALIAS = re.compile(r"\b([A-Z]{2,6})\s*\(\s*(?:the\s+)?[\"“]?(?:Corporation|Company|Partnership|Issuer)[\"”]?\s*\)")
 _FIELDS = {
     "short_name": ("股票简称", "证券简称", "公司简称"),
     "stock_code": ("股票代码", "证券代码"),
@@ -92,10 +94,15 @@ def report_profile(blocks: Sequence[Block], title: str | None = None) -> dict[st
     for block in blocks:
         if (block.page or 1) > _COVER_PAGES:
             break
-        for match in _EN_ENTITY.finditer(_text(block)):
+        text = _text(block)
+        for match in _EN_ENTITY.finditer(text):
             names.extend(n for n in (match.group(1).strip(), match.group(2)) if n not in names)
+        for match in [*_EN_LEGAL.finditer(text), *_EN_ALIAS.finditer(text)]:
+            name = match.group(1).strip()
+            if name not in names and not name.lower().startswith(("the ", "registered ")):
+                names.append(name)
     if names:
-        entity["names"] = "|".join(names[:8])
+        entity["names"] = "|".join(names[:12])
     profile: dict[str, object] = {"entity": entity, "kind": kind}
     if year is not None:
         profile["year"] = year

@@ -284,6 +284,8 @@ def _absent(
     if english != (cjk < len(text[:20_000]) // 20):
         return None  # the report is in the other language: its text cannot show what it never names
     if english:
+        if covered:  # a row matched and words are left over: too weak a sign without word segmentation
+            return None
         words = [w for w in re.findall(r"[a-z]{4,}", _plain(question_key_text, report)) if w not in _STOP_WORDS]
         if len(words) >= 2 and not re.search(r"\W+(?:and\W+|of\W+|&\W+)?".join(map(re.escape, words[:3])), text):
             return _not_in_report(report, " ".join(words[:3]), [], english, years)
