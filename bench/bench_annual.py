@@ -31,7 +31,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from eval.harness import TaskResult, index_knowledge_base, score_task, summarize
 from eval.tasks import Task, load_tasks
 from officeqa.settings import Settings, load_settings
-from prompts.language import detect_language
 
 ROOT = Path(__file__).resolve().parents[1]
 HALVES = ("tuning", "heldout")

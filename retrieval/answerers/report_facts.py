@@ -4,8 +4,8 @@ growth rate with its formula and inputs; "not in this report" with the periods i
 
 Which reports: the documents the question names or the caller gave; otherwise every indexed report (the
 newest version of each), of which only those whose company the question names are used: a question that
-names no company is not taken to be about a report (a knowledge base holds other files too). Summary-route questions are left to the
-summary tree.
+names no company is not taken to be about a report (a knowledge base holds other files too).
+Summary-route questions are left to the summary tree.
 """
 
 from __future__ import annotations

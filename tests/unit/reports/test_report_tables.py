@@ -145,6 +145,7 @@ def test_the_cover_names_the_english_entity_and_fiscal_year() -> None:
             text="On January 1, 2023, Kruger Products L.P. (KPLP) undertook a reorganization.",
             page=2,
         ),
+        Block(BlockType.PARAGRAPH, text="KPT (the Corporation) holds shares; marks of Kruger Products Inc.", page=2),
     ]
     profile = report_profile(blocks)
     assert profile["year"] == 2022
