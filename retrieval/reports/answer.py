@@ -28,7 +28,7 @@ from retrieval.reports.pick import Cited, ReportAnswer, cite, column_filter, for
 from retrieval.reports.question import Ask, read_question
 from retrieval.reports.render import convert, format_amount, with_unit
 
-__all__ = ["Cited", "ReportAnswer", "answer_from_facts"]
+__all__ = ["Cited", "ReportAnswer", "answer_from_facts", "asks_for_figure"]
 
 _FIGURE_QUESTION = re.compile(
     r"多少|几|是什么|为何|几何|如何|how\s+much|how\s+many|what\s+(?:was|were|is|are)|"
@@ -294,6 +294,11 @@ def _absent(
     if len(core) >= 3 and core[:3] not in text and not any(core[:3] in f.key for f in report.facts):
         return _not_in_report(report, core, [], english, years)
     return None
+
+
+def asks_for_figure(question: str) -> bool:
+    """Whether a question may be about a figure (cheap: checked before any report is loaded)."""
+    return bool(_FIGURE_QUESTION.search(unicodedata.normalize("NFKC", question)))
 
 
 def answer_from_facts(

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from indexing.reports import report_of
 from retrieval.answering import Answer
 from retrieval.citations import Citation
-from retrieval.reports.answer import answer_from_facts
+from retrieval.reports.answer import answer_from_facts, asks_for_figure
 from retrieval.reports.facts import Report, load_report
 
 if TYPE_CHECKING:
@@ -89,6 +89,8 @@ def answer_with_facts(
     """The answer from the facts of ``documents`` ({doc id: path}), or None to leave the question to others.
 
     ``metadata`` is the account so far (its L0 route is kept); ``report_facts`` says this answerer answered."""
+    if not asks_for_figure(standalone):
+        return None  # before loading any report: most questions are not about figures
     reports = cache.reports(kb, documents.items(), root, shown)
     result = answer_from_facts(standalone, reports, language, scoped)
     if result is None:
