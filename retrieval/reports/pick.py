@@ -14,6 +14,12 @@ from retrieval.reports.question import Ask
 __all__ = ["Cited", "ReportAnswer", "cite", "column_filter", "for_year", "rank", "residual", "target_year"]
 
 _STOP_ZH = (
+    "年报中",
+    "年报里",
+    "年报",
+    "报告中",
+    "报告里",
+    "年度报告",
     "哪一年",
     "哪年",
     "最高",

@@ -175,6 +175,8 @@ def test_the_named_company_is_answered_and_an_unnamed_one_among_several_is_decli
     # ... unless the caller scoped the question to it
     scoped = answer_from_facts("2019年的营业收入是多少？", [hangtian], "zh", scoped=True)
     assert scoped is not None and "3,533,710,584.98" in scoped.text
+    # "年报中…" names the report, not a metric: what the text does name goes on to retrieval, not "not found"
+    assert answer_from_facts("年报中连接器与继电器的研制情况如何？", [hangtian], "zh", scoped=True) is None
 
 
 def test_questions_that_are_not_about_figures_are_declined(hangtian: Report) -> None:
