@@ -56,3 +56,14 @@ def test_the_committed_split_is_the_hash_split_and_loads() -> None:
             document = raw["evidence"][0]["document"] if raw["evidence"] else next(iter(raw["pages"] or {}), None)
             if document:
                 assert half({"file": document, "question": raw["question"]}) == name
+
+
+def test_the_markdown_report_has_the_per_kind_table_only_for_real_report_sets() -> None:
+    from eval.harness import EvalReport, TaskResult, summarize
+    from eval.report_md import markdown
+
+    real = TaskResult("a", "figure", "q", ["retrieve_qa"], answer="3 元", answer_correct=True, page_cited=True)
+    text = markdown(EvalReport("extractive", "x", {}, {}, [real], summarize([real])))
+    assert "| figure | 1 | 1 | 0 | 0 | 1/1 |" in text
+    generated = TaskResult("b", "fact", "q", ["retrieve_qa"], answer="3 元", answer_correct=True)
+    assert "gold page cited" not in markdown(EvalReport("extractive", "x", {}, {}, [generated], summarize([generated])))
