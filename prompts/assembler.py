@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from officeqa.errors import ConfigurationError
-from officeqa.locations import format_location
+from officeqa.locations import Location
 from officeqa.sentences import sentence_pieces
 from prompts.loader import QATemplate
 
@@ -107,11 +107,8 @@ def source_label(
     heading_path: Sequence[str] = (),
 ) -> str:
     """"file · location · heading path" with the parts that exist (location: p. 3, p. 3-4, sheet X, slide 2)."""
-    location = format_location(page=page, page_end=page_end, sheet=sheet, slide=slide)
-    parts = [document or "?", *([location] if location else [])]
-    if heading_path:
-        parts.append(" > ".join(heading_path))
-    return " · ".join(parts)
+    return Location(document or "?", page=page, page_end=page_end, sheet=sheet, slide=slide,
+                    heading_path=list(heading_path)).label()
 
 
 def split_sentences(text: str) -> list[str]:

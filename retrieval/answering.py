@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from officeqa.errors import GenerationError
 from prompts.assembler import Material, source_label
 from retrieval.citations import Citation, heading_list
 from retrieval.messages import MESSAGES
@@ -26,11 +27,18 @@ AnswerMode = Literal["model", "extractive", "rule"]
 
 
 class HitLike(Protocol):
-    chunk_id: str
-    doc_id: str
-    score: float
-    text: str
-    metadata: Mapping[str, Any]
+    """A search hit as answerers read it (``retrieval.search.SearchHit``, or a test's own)."""
+
+    @property
+    def chunk_id(self) -> str: ...
+    @property
+    def doc_id(self) -> str: ...
+    @property
+    def score(self) -> float: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def metadata(self) -> Mapping[str, Any]: ...
 
 
 class Failure(Protocol):
@@ -109,8 +117,6 @@ def probe(generator: OllamaGenerator | None) -> Failure | None:
     """None when the model can answer, else why not (checked once per question, with a short timeout)."""
     if generator is None:
         return NoModel()
-    from officeqa.generation import GenerationError
-
     try:
         generator.check_available()
     except GenerationError as exc:

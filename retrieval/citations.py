@@ -11,11 +11,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
-from officeqa.locations import format_location
+from officeqa.locations import Location
 from prompts.assembler import split_sentences
 
 Tokenize = Callable[[str], list[str]]
@@ -25,30 +25,33 @@ MARKER_RE = re.compile(r"[\[【]\s*(\d{1,3}(?:\s*[,，、]\s*\d{1,3})*)\s*[\]】
 
 
 @dataclass(slots=True)
-class Citation:
-    """One cited chunk; ``n`` is the [n] used in the answer text."""
+class Citation(Location):
+    """One cited passage: a :class:`~officeqa.locations.Location` (``file`` is the indexed path) and what cites
+    it — ``n`` is the [n] used in the answer text, ``document`` the name shown, ``quote`` the text.
 
-    n: int
-    chunk_id: str
-    doc_id: str
-    path: str
-    document: str
-    heading_path: list[str] = field(default_factory=list)
-    page: int | None = None
-    page_end: int | None = None
-    sheet: str | None = None
-    slide: int | None = None
+    ``row`` is the spreadsheet row (or 1-based table row) a table quote comes from; ``label_note`` says
+    e.g. "批注（张三）" when the quote is a Word comment or speaker notes.
+    """
+
+    n: int = 0
+    chunk_id: str = ""
+    doc_id: str = ""
+    document: str = ""
     quote: str = ""
     referenced: bool = True
-    row: int | None = None  # the spreadsheet row (or 1-based table row) a table quote comes from
-    label_note: str = ""  # e.g. "批注（张三）" when the quote is a Word comment or speaker notes
+    label_note: str = ""
+
+    @property
+    def path(self) -> str:
+        return self.file
 
     def to_json(self) -> dict[str, Any]:
+        """The citation object of ``ask --json``, the eval report and the HTTP API (field names are a contract)."""
         out: dict[str, Any] = {
             "n": self.n,
             "chunk_id": self.chunk_id,
             "doc_id": self.doc_id,
-            "path": self.path,
+            "path": self.file,
             "document": self.document,
             "heading_path": list(self.heading_path),
             "quote": self.quote,
@@ -62,14 +65,9 @@ class Citation:
             out["label"] = self.label_note
         return out
 
-    def label(self) -> str:
+    def label(self, name: str | None = None) -> str:
         """"[n] file · location · heading path", as shown under an answer."""
-        location = format_location(page=self.page, page_end=self.page_end, sheet=self.sheet, slide=self.slide,
-                                   row=self.row)
-        parts = [f"[{self.n}] {self.document}", *([location] if location else [])]
-        if self.heading_path:
-            parts.append(" > ".join(self.heading_path))
-        return " · ".join(parts)
+        return f"[{self.n}] {Location.label(self, name if name is not None else self.document)}"
 
 
 def heading_list(value: Any) -> list[str]:
@@ -96,7 +94,7 @@ def citation_from_metadata(
         n=n,
         chunk_id=chunk_id,
         doc_id=doc_id or str(metadata.get("doc_id", "")),
-        path=path,
+        file=path,
         document=PurePath(path).name if path else str(metadata.get("document", "")),
         heading_path=heading_list(metadata.get("heading_path")),
         page=as_int("page"),

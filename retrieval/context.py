@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 from officeqa.settings import Settings
 from prompts.assembler import Material, TokenCount
 from prompts.language import detect_language
-from retrieval.answering import Answer, Failure, HitLike, probe
-from retrieval.citations import Tokenize
+from retrieval.answering import Answer, AnswerMode, Failure, HitLike, probe
+from retrieval.citations import Citation, Tokenize
 from retrieval.extractive import ExtractiveAnswer, default_tokenize, extractive_answer
 from retrieval.followup import Rewrite, Turn, rewrite_followup
 from retrieval.rule_answers import StoredDocument
@@ -86,7 +86,7 @@ class QuestionContext:
     def route(self) -> str:
         return self.decision.route if self.decision is not None else ""
 
-    def reply(self, text: str, citations: list[Any], mode: Any, notice: str | None = None,
+    def reply(self, text: str, citations: list[Citation], mode: AnswerMode, notice: str | None = None,
               metadata: dict[str, Any] | None = None) -> Answer:
         """An answer to this question; ``metadata`` defaults to a copy of the account so far."""
         return Answer(text, citations, mode, self.question, self.standalone, self.language, notice,

@@ -85,7 +85,7 @@ class _Citations:
         chunk_id, meta = found if found is not None else ("", {})
         page = evidence.page if evidence.page is not None else _int(meta.get("page"))
         citation = Citation(
-            n=len(self.items) + 1, chunk_id=chunk_id, doc_id=document.doc_id, path=document.path,
+            n=len(self.items) + 1, chunk_id=chunk_id, doc_id=document.doc_id, file=document.path,
             document=PurePath(document.path).name,
             heading_path=evidence.heading_path or heading_list(meta.get("heading_path")),
             page=page, sheet=evidence.sheet, slide=evidence.slide, quote=evidence.quote, row=evidence.row,

@@ -11,8 +11,9 @@ import time
 from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING
 
+from officeqa.errors import GenerationError
 from prompts.assembler import AssembledPrompt, Material, assemble
-from prompts.loader import load_qa_template
+from prompts.loader import QATemplate, load_qa_template
 from retrieval.answerers.materials import materials
 from retrieval.answering import AnswerEvent
 from retrieval.citations import (
@@ -42,8 +43,6 @@ class RetrievalWithModel:
 
     def _write(self, ctx: QuestionContext, found: list[Material]) -> Iterator[AnswerEvent]:
         """Deltas, then the answer; nothing more when generation fails (``ctx.failure`` says why)."""
-        from officeqa.generation import GenerationError
-
         template = load_qa_template(ctx.language)
         prompt = self._prompt(ctx, found, template)
         mark = time.monotonic()
@@ -63,12 +62,12 @@ class RetrievalWithModel:
         yield AnswerEvent("answer", answer=ctx.tools.finish(ctx, ctx.reply(text, citations, "model")))
 
     @staticmethod
-    def _prompt(ctx: QuestionContext, found: list[Material], template: object) -> AssembledPrompt:
+    def _prompt(ctx: QuestionContext, found: list[Material], template: QATemplate) -> AssembledPrompt:
         mark = time.monotonic()
         tools, ollama = ctx.tools, ctx.tools.settings.ollama
         assert tools.generator is not None
         prompt = assemble(
-            template, ctx.standalone, [tools.annotate(m, ctx.language) for m in found],  # type: ignore[arg-type]
+            template, ctx.standalone, [tools.annotate(m, ctx.language) for m in found],
             window=tools.generator.num_ctx(), answer_reserve=ollama.answer_reserve_tokens,
             materials_share=ollama.materials_share, count=tools.count, scope=ctx.background,
         )

@@ -1,53 +1,15 @@
-"""What a deterministic handler returns: an answer text and items, each citing where it came from."""
+"""What a deterministic handler returns: an answer text and items, each citing where it came from (a Location)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from officeqa.locations import format_location
+from officeqa.locations import Location
 
-
-@dataclass(slots=True)
-class Citation:
-    """A place in a parsed document: file plus page / sheet / slide / table row where known.
-
-    ``row`` is the 1-based data row inside the table (header rows not counted);
-    ``sheet_row`` is the spreadsheet's own row number when the parser recorded where the
-    table starts (xlsx ``meta["first_row"]``); ``rows`` is set instead of ``row`` for an
-    aggregate over many rows of one table, with ``row_list`` naming the first of them
-    (spreadsheet rows when known, else data rows).
-    """
-
-    file: str
-    page: int | None = None
-    sheet: str | None = None
-    slide: int | None = None
-    table: int | None = None
-    row: int | None = None
-    sheet_row: int | None = None
-    rows: int | None = None
-    block: int | None = None
-    row_list: list[int] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__slots__ if getattr(self, k) is not None}
-
-    def label(self) -> str:
-        """"file, p. 3, sheet S, row 12" (the product's one location format, ``officeqa.locations``)."""
-        parts = [self.file]
-        location = format_location(page=self.page, sheet=self.sheet, slide=self.slide, row=self.sheet_row)
-        if location:
-            parts.append(location)
-        if self.sheet_row is None and self.row is not None:
-            parts.append(f"table {self.table} row {self.row}")
-        if self.row_list:
-            shown = ", ".join(str(r) for r in self.row_list[:10])
-            more = " …" if self.rows is not None and self.rows > min(len(self.row_list), 10) else ""
-            parts.append(f"rows {shown}{more}")
-        if self.rows is not None:
-            parts.append(f"{self.rows} rows")
-        return ", ".join(parts)
+#: A handler cites places: :class:`officeqa.locations.Location` (file plus page / sheet / slide / table row),
+#: the product's one location model, labelled "file · p. 3, sheet S, row 12" like every other citation.
+Citation = Location
 
 
 @dataclass(slots=True)
