@@ -97,7 +97,7 @@ def answer_with_facts(
         return None
     ids = {path: doc_id for doc_id, path in documents.items()}
     citations = [
-        Citation(n=n, chunk_id="", doc_id=ids.get(c.path, ""), path=c.path, document=c.name, page=c.page, quote=c.quote)
+        Citation(file=c.path, page=c.page, n=n, doc_id=ids.get(c.path, ""), document=c.name, quote=c.quote)
         for n, c in enumerate(result.citations, 1)
     ]
     meta: dict[str, Any] = {**(metadata or {}), "report_facts": {"kind": result.kind}}
