@@ -50,7 +50,7 @@ _NAMED = {
     "Dino Bianco": ["Dino Bianco"],
     "A quarterly dividend": ["0.18"],
 }
-_REMARK = re.compile(r"[（(][^（）()]*[A-Za-z\u4e00-\u9fff][^（）()]*[）)]")
+_REMARK = re.compile(r"[（(](?:[^（）()]*[A-Za-z\u4e00-\u9fff][^（）()]*|(?:19|20)\d\d:[^（）()]*)[）)]")
 _FIGURE = re.compile(r"(\d+(?:,\d{3})*(?:\.\d+)?)\s*(million|billion|万元|亿元|万|亿)?", re.IGNORECASE)
 _SCALE = {"million": 10**6, "billion": 10**9, "万元": 10**4, "亿元": 10**8, "万": 10**4, "亿": 10**8}
 
@@ -62,13 +62,16 @@ def half(raw: dict[str, Any]) -> str:
 
 
 def figures(answer: str) -> list[Decimal]:
-    """The figures a gold answer states, scaled by their unit, without parenthetical remarks."""
+    """The figures a gold answer states, scaled by their unit, without parenthetical remarks ("(up 14.8% …)",
+    "(2021: $0.13)": another period's figure is context, not the answer)."""
     text = unicodedata.normalize("NFKC", answer)
     text = _REMARK.sub("", unicodedata.normalize("NFKC", text))
     values: list[Decimal] = []
     for match in _FIGURE.finditer(text):
-        value = Decimal(match.group(1).replace(",", ""))
         unit = (match.group(2) or "").lower()
+        if re.fullmatch(r"(19|20)\d\d", match.group(1)) and not unit:
+            continue  # a year ("(2021: $0.13)") is not a figure of the answer
+        value = Decimal(match.group(1).replace(",", ""))
         value *= _SCALE.get(unit, 1)
         if value not in values:
             values.append(value)
