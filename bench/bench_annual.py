@@ -9,6 +9,7 @@ was before facts; with facts on it is the path as it is now. The indexing cost i
 index times, with the extraction's own seconds beside it (a busy shared machine makes wall times noisy).
 
     python bench/bench_annual.py [--kb DIR] [--out bench/results/annual.md] [--skip-before]
+    python bench/bench_annual.py --rescore bench/results/annual.json   # stored answers, current task files
 
 ``--kb`` is a folder holding the reports the tasks name (default: the PDFs of ../shared/annual-dev, copied
 to bench/results/cache/annual-kb so the question file beside them is never indexed). Results are written
@@ -119,12 +120,49 @@ def _answer_all(run: Settings, kb_dir: Path, label: str, lines: list[str], repor
         _write(out, lines, report)
 
 
+def _rescore(path: Path, out: Path) -> None:
+    """Score the answers a run stored against the current task files (an expectation fixed after the run)."""
+    from eval.answer_metrics import check_expectation
+    from eval.kinds import by_kind
+
+    report = json.loads(path.read_text(encoding="utf-8"))
+    lines = ["# Annual reports, no model (bench/bench_annual.py)", ""]
+    index = report.get("index", {})
+    if index:
+        line = (f"Indexing {index.get('pages')} pages ({index.get('facts')} facts): facts on "
+                f"{index.get('facts_on_s')} s, of which extracting facts {index.get('extract_s')} s")
+        if "ratio" in index:
+            line += f"; facts off {index['facts_off_s']} s; ratio on/off **{index['ratio']}** (target <= 1.3)"
+        lines += [line + ".", ""]
+    for half, runs in report["halves"].items():
+        tasks = {t.id: t for t in load_tasks(ROOT / "eval" / "annual" / f"{half}.jsonl")}
+        for label, run in runs.items():
+            results = []
+            for raw in run["tasks"]:
+                task = tasks[raw["id"]]
+                verdict = check_expectation(task.expect, raw["answer"], raw.get("language"))
+                result = TaskResult(raw["id"], raw["kind"], raw["question"], raw["expected_routes"],
+                                    answer=raw["answer"], answer_correct=verdict.correct,
+                                    page_cited=raw.get("page_cited"))
+                raw["answer_correct"], raw["failures"] = verdict.correct, verdict.failures
+                results.append(result)
+            run["by_kind"] = by_kind(results)
+            lines += _table(f"{half} ({len(results)} tasks) — {label}", run["by_kind"])
+    lines += ["Scored against the task files of this revision (`--rescore`).", ""]
+    _write(out, lines, report)
+    print("\n".join(lines))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--kb", type=Path, help="folder of the reports the tasks name")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "annual.md")
     parser.add_argument("--skip-before", action="store_true", help="index once (facts on) and answer once")
+    parser.add_argument("--rescore", type=Path, help="score a stored annual.json against the current task files")
     args = parser.parse_args()
+    if args.rescore:
+        _rescore(args.rescore, args.out)
+        return
     kb_dir = args.kb or _kb_folder(DEFAULT_SOURCE)
     settings = load_settings()
     # a 200-page report on a busy 2-core machine can take minutes to parse: the bench measures, it does not time out
