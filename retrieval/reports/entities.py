@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
 
 from retrieval.reports.facts import Report
 
-__all__ = ["aliases", "named_reports"]
+__all__ = ["aliases"]
 
 _SUFFIX = re.compile(
     r"(股份有限公司|有限责任公司|有限公司|集团股份有限公司|集团有限公司|公司|,?\s*(?:inc\.?|corporation|corp\.?|"
@@ -48,10 +47,3 @@ def aliases(report: Report) -> list[str]:
         if re.search(r"[\u4e00-\u9fff]", name) and len(_PLACE.sub("", name)) >= 4:
             names.append(_PLACE.sub("", name)[:4])  # "航天电器股份" -> "航天电器"
     return sorted({n for n in names if len(n) >= 2}, key=len, reverse=True)
-
-
-def named_reports(question: str, reports: Sequence[Report]) -> list[Report]:
-    """The reports whose entity the question names (all of them when it names none of them)."""
-    folded = _fold(question)
-    named = [r for r in reports if any(a in folded for a in aliases(r))]
-    return named or list(reports)
