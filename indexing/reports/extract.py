@@ -28,6 +28,7 @@ _CONTEXT_BLOCKS = 4
 _CAPTION_CHARS = 60
 _NOISE = re.compile(r"适用|不适用|是否|^单位|^币种|^编制单位|^□|^√|[？?]$")
 _STATEMENT = re.compile(r"表$|statements?\s+of|balance\s+sheets?|财务指标|会计数据", re.IGNORECASE)
+_CONTENTS = re.compile(r"^\s*(?:目\s*录|table\s+of\s+contents|contents)\s*$", re.IGNORECASE)
 _PARENT = re.compile(r"母公司(?!所有者|股东)|parent company|non-consolidated", re.IGNORECASE)
 
 
@@ -75,6 +76,8 @@ def extract_report(document: ParsedDocument) -> dict[str, Any] | None:
         if not found:
             continue
         caption = block.caption or _caption(context)
+        if _CONTENTS.match(caption) or _CONTENTS.match(section):
+            continue  # page numbers of a table of contents are not figures
         unit, currency = table_unit([section, *context, block.caption or ""])
         index = len(tables)
         rows: list[str] = []

@@ -151,3 +151,12 @@ def test_the_cover_names_the_english_entity_and_fiscal_year() -> None:
     assert profile["year"] == 2022
     names = str(profile["entity"]["names"]).split("|")
     assert {"KPLP", "Kruger Products L.P.", "KPT", "Kruger Products Inc."} <= set(names)
+
+
+def test_a_table_of_contents_gives_no_facts() -> None:
+    blocks = [
+        Block(BlockType.HEADING, text="2021 Annual Report", level=1, page=1),
+        Block(BlockType.HEADING, text="TABLE OF CONTENTS", level=2, page=2),
+        Block.table([["Item 1.", "Business", "4"]], [["Item 7.", "MD&A", "12"]], page=2),
+    ]
+    assert extract_report(ParsedDocument(path="/kb/r.html", file_type="html", blocks=blocks)) is None
