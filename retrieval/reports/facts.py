@@ -56,8 +56,15 @@ class Report:
     text: str = ""  # the document's text, for "the report never mentions it"
 
     def years(self) -> list[int]:
-        found = {f.year(self.year) for f in self.facts if f.period is not None and not f.period.change}
-        return sorted(y for y in found if y is not None)
+        """The years the report gives figures for: those of many facts (a history table's 2000 is not one)."""
+        counts: dict[int, int] = {}
+        for fact in self.facts:
+            if fact.period is not None and not fact.period.change:
+                year = fact.year(self.year)
+                if year is not None:
+                    counts[year] = counts.get(year, 0) + 1
+        floor = max(5, sum(counts.values()) // 50)
+        return sorted(y for y, n in counts.items() if n >= floor)
 
 
 def load_report(path: str, name: str, data: Mapping[str, Any], text: str = "") -> Report:

@@ -135,6 +135,12 @@ def test_a_metric_the_report_never_mentions_is_not_in_the_report(hangtian: Repor
     assert not states_figure(answer.text)
 
 
+def test_a_qualitative_question_is_never_not_in_the_report(hangtian: Report) -> None:
+    assert answer_from_facts("航天电器的主要业务板块及行业地位是什么？", [hangtian], "zh") is None
+    assert answer_from_facts("航天电器的主营业务和主导产品是什么，主要面向哪些领域？", [hangtian], "zh") is None
+    assert answer_from_facts("航天电器的发展战略和2021年经营计划是什么？", [hangtian], "zh") is None
+
+
 def test_a_qualifier_the_tables_do_not_break_out_is_left_to_retrieval(hangtian: Report) -> None:
     assert answer_from_facts("航天电器2019年军品业务单独实现的营业收入是多少？", [hangtian], "zh") is None
 
