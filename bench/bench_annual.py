@@ -158,6 +158,7 @@ def main() -> None:
     parser.add_argument("--kb", type=Path, help="folder of the reports the tasks name")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "annual.md")
     parser.add_argument("--skip-before", action="store_true", help="index once (facts on) and answer once")
+    parser.add_argument("--before-only", action="store_true", help="index once (facts off) and answer once")
     parser.add_argument("--rescore", type=Path, help="score a stored annual.json against the current task files")
     args = parser.parse_args()
     if args.rescore:
@@ -169,6 +170,15 @@ def main() -> None:
     settings = settings.model_copy(update={"parsing": settings.parsing.model_copy(update={"timeout_s": 3600.0})})
     report: dict[str, Any] = {"kb": kb_dir.name, "halves": {}}
     lines = ["# Annual reports, no model (bench/bench_annual.py)", ""]
+    if args.before_only:
+        with tempfile.TemporaryDirectory(prefix="officeqa-annual-") as data:
+            off = _index_seconds(settings, kb_dir, Path(data), facts=False)
+            report["index"] = {"facts_off_s": round(off, 1)}
+            lines += [f"Indexing with facts off: {off:.1f} s.", ""]
+            _answer_all(settings.model_copy(update={"data_dir": Path(data)}), kb_dir, "before (facts off)", lines,
+                        report, args.out)
+        print("\n".join(lines))
+        return
     with tempfile.TemporaryDirectory(prefix="officeqa-annual-") as data:
         on_dir, off_dir = Path(data) / "on", Path(data) / "off"
         on = _index_seconds(settings, kb_dir, on_dir, facts=True)

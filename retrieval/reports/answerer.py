@@ -37,8 +37,17 @@ def display_name(path: str, root: Path | None) -> str:
     return PurePath(path).name
 
 
+def _store_key(kb: Stores) -> str:
+    """Which knowledge base: its data folder, or its PostgreSQL database and schema."""
+    settings = kb.settings
+    storage = settings.storage
+    if storage.backend == "postgres":
+        return f"postgres|{storage.postgres_dsn}|{storage.postgres_schema}"
+    return f"embedded|{Path(settings.data_dir).resolve()}"
+
+
 class ReportCache:
-    """Reports (or None: not a report) by document id, loaded from the stored parsed documents."""
+    """Reports (or None: not a report) by knowledge base and document id, loaded from the stored parsed documents."""
 
     def __init__(self) -> None:
         self._reports: dict[str, Report | None] = {}
@@ -53,10 +62,12 @@ class ReportCache:
     ) -> list[Report]:
         """The reports among ``documents`` ((doc id, path) pairs), named by ``shown`` (else relative to ``root``)."""
         found: list[Report] = []
+        base = _store_key(kb)
         for doc_id, path in documents:
+            key = f"{base}\n{doc_id}"  # one process may serve several knowledge bases holding the same file
             with self._lock:
-                known = doc_id in self._reports
-                report = self._reports.get(doc_id)
+                known = key in self._reports
+                report = self._reports.get(key)
             if not known:
                 parsed = kb.documents.get(doc_id)
                 data = report_of(parsed)
@@ -68,7 +79,7 @@ class ReportCache:
                 with self._lock:
                     if len(self._reports) >= _CACHED:
                         self._reports.pop(next(iter(self._reports)))
-                    self._reports[doc_id] = report
+                    self._reports[key] = report
             if report is not None:
                 found.append(report)
         return found
