@@ -73,3 +73,24 @@ def test_the_setting_turns_facts_off(tmp_path: Path) -> None:
         kb.index_paths([docs])
         record = kb.registry.get(str(path.resolve()))
         assert record is not None and report_of(kb.documents.get(record.doc_id)) is None
+
+
+def test_one_cache_serves_two_knowledge_bases_holding_the_same_file(tmp_path: Path) -> None:
+    from retrieval.reports.answerer import ReportCache, answer_with_facts
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "星河智能2023年年度报告.md").write_text(REPORT, encoding="utf-8")
+    cache = ReportCache()
+    answers = []
+    for name, facts in (("with", True), ("without", False)):
+        with KnowledgeBase.open(_settings("embedded", tmp_path / name, None, facts=facts)) as kb:
+            kb.index_paths([docs])
+            documents = {r.doc_id: r.path for r in kb.registry.documents()}
+            answers.append(
+                answer_with_facts(
+                    kb, cache, "星河智能2023年的营业收入是多少？", "星河智能2023年的营业收入是多少？", "zh", documents
+                )
+            )
+    assert answers[0] is not None and "1,200,000.00" in answers[0].text
+    assert answers[1] is None  # the same file (same doc id) in a base indexed without facts
