@@ -115,7 +115,8 @@ def _answer_all(run: Settings, kb_dir: Path, label: str, lines: list[str], repor
         tasks = load_tasks(ROOT / "eval" / "annual" / f"{half}.jsonl")
         results = _run(run, tasks, kb_dir)
         kinds = summarize(results).get("by_kind", {})
-        report["halves"].setdefault(half, {})[label] = {"by_kind": kinds, "tasks": [r.to_json() for r in results]}
+        stored = [{k: v for k, v in r.to_json().items() if k != "scope"} for r in results]  # scope holds paths
+        report["halves"].setdefault(half, {})[label] = {"by_kind": kinds, "tasks": stored}
         lines += _table(f"{half} ({len(tasks)} tasks) — {label}", kinds)
         _write(out, lines, report)
 
