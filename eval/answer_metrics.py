@@ -29,6 +29,7 @@ __all__ = [
     "normalize",
     "numbers_in",
     "says_not_found",
+    "states_figure",
 ]
 
 _SPACE_OR_BAR = re.compile(r"[\s|]+")
@@ -48,6 +49,10 @@ _NOT_FOUND = re.compile(
     r"no indexed content|not (?:mentioned|covered|stated)|no exact answer",
     re.IGNORECASE,
 )
+# A figure as an answer states it: a number with thousands separators or decimals, or of five digits and more
+# (years such as 2019 and page numbers are not figures).
+_FIGURE = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d{5,})(?![\w])")
+POINTS_SHARE = 0.6
 _LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
 _CJK = re.compile(f"[{HAN}]")
 
@@ -103,6 +108,11 @@ def numbers_in(text: str) -> list[Decimal]:
     return found
 
 
+def states_figure(text: str) -> bool:
+    """Whether the answer states a figure (an amount or a decimal), which a "not in this report" answer must not."""
+    return bool(_FIGURE.search(unicodedata.normalize("NFKC", text)))
+
+
 def says_not_found(text: str) -> bool:
     """Whether an answer says the documents do not hold the answer (either language), or says nothing."""
     return not text.strip() or bool(_NOT_FOUND.search(text))
@@ -150,8 +160,9 @@ def check_expectation(expect: Mapping[str, Any], answer: str, language: str | No
     Keys: ``exact`` (a string, or a list of accepted strings, that must appear), ``numbers`` (each
     ``{"value", "tol"?, "rel_tol"?}`` must be stated), ``regex``, ``facts`` (each a string or a list
     of accepted spellings, all must appear), ``forbidden`` (none may appear), ``not_found`` (the
-    answer must say the documents do not cover it), ``language`` ("zh"/"en": the answer's language
-    field and its own words).
+    answer must say the documents do not cover it), ``no_figure`` (the answer states no amount or
+    decimal), ``points`` (at least :data:`POINTS_SHARE` of these key points appear: summaries),
+    ``language`` ("zh"/"en": the answer's language field and its own words).
     """
     failures: list[str] = []
     refused = says_not_found(answer)
@@ -178,6 +189,13 @@ def check_expectation(expect: Mapping[str, Any], answer: str, language: str | No
             failures.append(f"contains forbidden {bad}")
     if expect.get("not_found") and not refused:
         failures.append("does not say the documents do not cover it")
+    if expect.get("no_figure") and states_figure(answer):
+        failures.append("states a figure")
+    points = list(expect.get("points", []))
+    if points:
+        covered = sum(contains(answer, p) for p in points)
+        if covered < POINTS_SHARE * len(points):
+            failures.append(f"covers {covered} of {len(points)} key points")
     wanted_language = expect.get("language")
     if wanted_language:
         if language is not None and language != wanted_language:

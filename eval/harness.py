@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from eval.answer_metrics import check_expectation, holds_evidence, mean, percentile
 from eval.kb import KB_DIR
+from eval.kinds import by_kind, page_cited
 from eval.tasks import Evidence, Task
 from officeqa.errors import ConfigurationError, OfficeQAError
 from officeqa.settings import Settings
@@ -74,6 +75,7 @@ class TaskResult:
     tokens: dict[str, int] | None = None
     latency_s: float = 0.0
     error: str | None = None
+    page_cited: bool | None = None  # tasks with gold pages: a citation points at one of them
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -85,6 +87,7 @@ class TaskResult:
             "mode": self.mode, "notice": self.notice, "answer": self.answer, "language": self.language,
             "standalone_question": self.standalone_question, "scope": self.scope, "citations": self.citations,
             "tokens": self.tokens, "latency_s": round(self.latency_s, 3), "error": self.error,
+            **({} if self.page_cited is None else {"page_cited": self.page_cited}),
         }
 
 
@@ -267,6 +270,8 @@ def score_task(task: Task, answer: Mapping[str, Any], kb: KnowledgeBase, kb_dir:
         if not result.citation_correct:
             missing = [e.text for e, hit in zip(task.evidence, hits, strict=True) if not hit]
             result.failures.extend(f"not cited: {text}" for text in missing)
+    if task.pages:
+        result.page_cited = page_cited(answer.get("citations", []), task.pages)
     verdict = check_expectation(task.expect, result.answer, result.language)
     result.answer_correct, result.outcome = verdict.correct, verdict.outcome
     result.failures = [*verdict.failures, *result.failures]
@@ -302,6 +307,9 @@ def summarize(results: Sequence[TaskResult]) -> dict[str, Any]:
         "latency_p50_s": percentile(latencies, 50),
         "latency_p95_s": percentile(latencies, 95),
     }
+    kinds = by_kind(results)
+    if kinds:  # real-document sets (tasks with gold pages); the generated set's metrics stay as they were
+        metrics["by_kind"] = kinds
     return {k: _round(v) if isinstance(v, float) else v for k, v in metrics.items()}
 
 

@@ -79,6 +79,12 @@ def markdown(report: EvalReport) -> str:
         f"| latency mean / p50 / p95 (s) | {_num(m.get('latency_mean_s'))} / {_num(m.get('latency_p50_s'))} / "
         f"{_num(m.get('latency_p95_s'))} |",
     ]
+    kinds = m.get("by_kind") or {}
+    if kinds:  # real-document sets: per kind, and whether a citation points at a gold page
+        lines += ["", "| kind | tasks | exact | refused | wrong | gold page cited |", "|---|---|---|---|---|---|"]
+        for kind, row in kinds.items():
+            cited = f"{row['page_cited']}/{row['with_page']}" if row.get("with_page") else "—"
+            lines.append(f"| {kind} | {row['tasks']} | {row['exact']} | {row['refused']} | {row['wrong']} | {cited} |")
     if report.comparison is not None:
         c = report.comparison
         lines += ["", "## Against the baseline", ""]

@@ -9,7 +9,9 @@ A task is what a demanding user asks, plus what a right answer must show:
 - ``expected_route``: the L0 route a correct router takes (a name, or a list of accepted names);
 - ``evidence``: gold evidence, each ``{"document", "locator": {page|sheet|row|slide|heading}, "text"}``
   where ``text`` must occur in a retrieved or cited chunk of that document;
-- ``expect``: the checkable expectation (see :func:`eval.answer_metrics.check_expectation`).
+- ``expect``: the checkable expectation (see :func:`eval.answer_metrics.check_expectation`);
+- ``pages``: optional gold pages, ``{"document": [page, ...]}`` (PDF, 1-based): the harness records whether a
+  citation points at one of them (real-report sets, where "the page holding the answer" is the check).
 
 A malformed line is reported with the file, line number and reason, in one line.
 """
@@ -27,7 +29,8 @@ __all__ = ["DEFAULT_TASKS", "Evidence", "Task", "load_tasks"]
 
 DEFAULT_TASKS = Path(__file__).resolve().parent / "tasks.jsonl"
 
-_EXPECT_KEYS = {"exact", "number", "numbers", "regex", "facts", "forbidden", "not_found", "language"}
+_EXPECT_KEYS = {"exact", "number", "numbers", "regex", "facts", "forbidden", "not_found", "language", "no_figure",
+                "points"}
 _LOCATOR_KEYS = {"page", "sheet", "row", "slide", "heading"}
 
 
@@ -52,6 +55,15 @@ class Task:
     documents: tuple[str, ...] | None = None
     history: tuple[dict[str, str], ...] = ()
     note: str = ""
+    pages: dict[str, tuple[int, ...]] = field(default_factory=dict)
+
+
+def _pages(raw: Any) -> dict[str, tuple[int, ...]]:
+    if not raw:
+        return {}
+    if not isinstance(raw, dict):
+        raise ValueError("'pages' is {document: [page, ...]}")
+    return {str(document): tuple(int(p) for p in pages) for document, pages in raw.items()}
 
 
 def _task(raw: Any) -> Task:
@@ -85,7 +97,7 @@ def _task(raw: Any) -> Task:
     return Task(
         id=str(raw["id"]), kind=str(raw.get("kind", "")), question=str(raw["question"]), expected_routes=routes,
         expect=expect, evidence=tuple(evidence), documents=tuple(documents) if documents else None,
-        history=tuple(history), note=str(raw.get("note", "")),
+        history=tuple(history), note=str(raw.get("note", "")), pages=_pages(raw.get("pages")),
     )
 
 

@@ -13,6 +13,7 @@ from indexing.chunking import chunk_document
 from indexing.contracts import DocumentRegistry
 from indexing.parsing import SUPPORTED_SUFFIXES
 from indexing.registry import DUPLICATE, INDEXED, DocumentRecord
+from indexing.reports import attach_report_facts
 from indexing.stores import PreparedDocument, Stores
 from officeqa.domain import ParsedDocument
 from officeqa.settings import ChunkingSettings
@@ -27,7 +28,10 @@ def supported_suffixes() -> frozenset[str]:
 
 
 def prepare(chunking: ChunkingSettings, document: ParsedDocument, record: DocumentRecord) -> PreparedDocument:
-    """Chunk a parsed document into a :class:`PreparedDocument` (vectors come later, in batches)."""
+    """Chunk a parsed document into a :class:`PreparedDocument` (vectors come later, in batches); a report's
+    tables also become typed facts (``chunking.report_facts``), stored with the parsed document."""
+    if chunking.report_facts:
+        attach_report_facts(document)
     result = chunk_document(document, chunking, doc_id=record.doc_id)
     # Whole-table units of oversize tables are for the table handlers, not retrieval: their
     # rows are also emitted as ordinary table chunks, which are what gets indexed.

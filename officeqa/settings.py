@@ -97,6 +97,10 @@ class ChunkingSettings(BaseModel):
     oversize_table_factor: float = Field(
         8.0, ge=1.0, description="A table above factor x target_tokens becomes one oversize-table unit."
     )
+    report_facts: bool = Field(
+        True, description=("Store the statement tables of annual and periodic reports as typed facts (metric, "
+                           "period, exact value, unit, page) beside the chunks, for figure questions.")
+    )
 
 
 class EmbeddingSettings(BaseModel):

@@ -132,7 +132,8 @@ def stitch_tables(blocks: list[Block]) -> list[Block]:
     (so the first was the last block of its page) and both have the same number of columns,
     the second one's rows are appended to the first. A header repeated on the new page is
     dropped; a different "header" on the continuation is really a data row and is kept.
-    The stitched block keeps the first page in ``page`` and records ``meta["page_end"]``.
+    The stitched block keeps the first page in ``page`` and records ``meta["page_end"]`` and
+    ``meta["page_rows"]`` ([[first body row, page], ...]) so a row's own page can be cited.
     """
     out: list[Block] = []
     for block in blocks:
@@ -159,7 +160,9 @@ def stitch_tables(blocks: list[Block]) -> list[Block]:
                 page=prev.page,
                 role=prev.role,
                 ocr=prev.ocr,
-                meta={**prev.meta, "page_end": block.meta.get("page_end", block.page)},
+                meta={**prev.meta, "page_end": block.meta.get("page_end", block.page),
+                      "page_rows": [*prev.meta.get("page_rows", [[0, prev.page]]),
+                                    [len(prev.rows or []), block.page]]},
             )
             continue
         out.append(block)

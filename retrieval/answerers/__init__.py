@@ -21,6 +21,7 @@ from retrieval.answerers.linked_tables import LinkedTables
 from retrieval.answerers.model import RetrievalWithModel
 from retrieval.answerers.model_tables import ModelTablePlan
 from retrieval.answerers.not_in_kb import NotInKnowledgeBase
+from retrieval.answerers.report_facts import ReportFacts
 from retrieval.answerers.rule import RuleHandler
 from retrieval.answerers.small_talk import SmallTalk
 from retrieval.answerers.summary import SummaryTree
@@ -45,6 +46,7 @@ ANSWERERS: tuple[Answerer, ...] = (
     SmallTalk(),  # "hi", "你好", "谢谢": what the assistant can do, not quotes
     DocumentList(),  # "which documents do you have?": the catalog
     NotInKnowledgeBase(),  # a company no document is about: said, not answered from another company's report
+    ReportFacts(),  # figures, ratios and "not in this report" from the facts of the reports in scope
     SummaryTree(),  # whole-document questions: the summary trees (missing ones are queued)
     StoredTables(),  # count / aggregate / list routes: the stored tables
     RuleHandler(),  # the other L0 handlers over the stored parsed documents

@@ -180,7 +180,7 @@ def test_ruled_table_cut_by_a_page_break_is_stitched(tmp_path: Path, crop: tuple
     assert len(tables) == 1, doc.blocks
     table = tables[0]
     assert table.page == 1
-    assert table.meta == {"page_end": 2}
+    assert table.meta == {"page_end": 2, "page_rows": [[0, 1], [2, 2]]}
     assert table.header_rows == [list(HEADER)]
     assert table.rows == [
         ["1", "办公设备", "12.50"],

@@ -34,7 +34,7 @@ def test_table_cut_by_a_page_break_with_repeated_header_is_stitched() -> None:
     assert [b.type for b in out] == [BlockType.PARAGRAPH, BlockType.TABLE, BlockType.PARAGRAPH]
     table = out[1]
     assert table.page == 1
-    assert table.meta == {"page_end": 2}
+    assert table.meta == {"page_end": 2, "page_rows": [[0, 1], [2, 2]]}  # body row 2 is printed on page 2
     assert table.header_rows == [HEADER]
     assert table.rows == [["1", "工商银行", "330,435.30"], ["2", "徽商银行", "120.00"], ["3", "兴业银行", "88.00"]]
     assert table.text == render_table_text([HEADER], table.rows)
@@ -60,6 +60,7 @@ def test_table_spanning_three_pages_records_the_last_page() -> None:
     )
     assert len(out) == 1
     assert out[0].page == 1 and out[0].meta["page_end"] == 3
+    assert out[0].meta["page_rows"] == [[0, 1], [1, 2], [2, 3]]
     assert [r[0] for r in out[0].rows] == ["1", "2", "3"]
 
 

@@ -1,0 +1,206 @@
+"""Real annual reports, end to end with no model: per kind exact / refused / wrong and gold page cited, on the
+frozen tuning and held-out halves (``eval/annual/``), before and after report facts, and what facts cost to
+index.
+
+One run indexes the same PDFs twice, into fresh data folders with the same embedder: ``chunking.report_facts``
+on, then off. Every task is asked through ``QuestionService`` (what ``officeqa eval --tasks`` runs) over each:
+with facts off no document has facts and the report-facts answerer declines, which is the question path as it
+was before facts; with facts on it is the path as it is now. The indexing cost is the on/off ratio of the two
+index times, with the extraction's own seconds beside it (a busy shared machine makes wall times noisy).
+
+    python bench/bench_annual.py [--kb DIR] [--out bench/results/annual.md] [--skip-before]
+    python bench/bench_annual.py --rescore bench/results/annual.json   # stored answers, current task files
+
+``--kb`` is a folder holding the reports the tasks name (default: the PDFs of ../shared/annual-dev, copied
+to bench/results/cache/annual-kb so the question file beside them is never indexed). Results are written
+after each step (``annual.md`` and ``annual.json``), so a long run leaves what it measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from eval.harness import TaskResult, index_knowledge_base, score_task, summarize
+from eval.tasks import Task, load_tasks
+from officeqa.settings import Settings, load_settings
+
+ROOT = Path(__file__).resolve().parents[1]
+HALVES = ("tuning", "heldout")
+KINDS = ("figure", "computed", "not_in_report", "named_fact", "summary")
+DEFAULT_SOURCE = ROOT.parent / "shared" / "annual-dev"
+
+
+def _kb_folder(source: Path) -> Path:
+    folder = ROOT / "bench" / "results" / "cache" / "annual-kb"
+    folder.mkdir(parents=True, exist_ok=True)
+    for pdf in sorted(source.glob("*.pdf")):
+        target = folder / pdf.name
+        if not target.exists() or target.stat().st_size != pdf.stat().st_size:
+            shutil.copyfile(pdf, target)
+    return folder
+
+
+def _index_seconds(settings: Settings, kb_dir: Path, data: Path, facts: bool) -> float:
+    run = settings.model_copy(update={
+        "data_dir": data,
+        "chunking": settings.chunking.model_copy(update={"report_facts": facts}),
+    })
+    started = time.perf_counter()
+    index_knowledge_base(run, kb_dir)
+    return time.perf_counter() - started
+
+
+def _extraction_seconds(settings: Settings) -> tuple[float, int, int]:
+    """Seconds to extract the facts of every stored document again (the part facts add), pages, facts."""
+    from indexing.knowledge_base import KnowledgeBase
+    from indexing.registry import INDEXED
+    from indexing.reports import extract_report
+
+    seconds, pages, facts = 0.0, 0, 0
+    with KnowledgeBase.open(settings) as kb:
+        for record in kb.registry.documents(statuses=[INDEXED]):
+            parsed = kb.documents.get(record.doc_id)
+            if parsed is None:
+                continue
+            started = time.perf_counter()
+            report = extract_report(parsed)
+            seconds += time.perf_counter() - started
+            pages += parsed.page_count or 0
+            facts += len(report["facts"]) if report else 0
+    return seconds, pages, facts
+
+
+def _run(settings: Settings, tasks: list[Task], kb_dir: Path) -> list[TaskResult]:
+    from retrieval.service import QuestionService
+
+    results = []
+    with QuestionService.open(settings) as service:
+        for task in tasks:
+            started = time.perf_counter()
+            answer = service.ask(task.question)
+            results.append(score_task(task, answer.to_json(), service.kb, kb_dir, time.perf_counter() - started))
+    return results
+
+
+def _table(title: str, by_kind: dict[str, dict[str, int]]) -> list[str]:
+    head = "| kind | tasks | exact | refused | wrong | gold page cited |"
+    lines = [f"**{title}**", "", head, "|---|---|---|---|---|---|"]
+    for kind in KINDS:
+        row = by_kind.get(kind)
+        if not row:
+            continue
+        cited = f"{row['page_cited']}/{row['with_page']}" if row["with_page"] else "—"
+        lines.append(f"| {kind} | {row['tasks']} | {row['exact']} | {row['refused']} | {row['wrong']} | {cited} |")
+    return [*lines, ""]
+
+
+def _write(out: Path, lines: list[str], report: dict[str, Any]) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out.with_suffix(".json").write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def _answer_all(run: Settings, kb_dir: Path, label: str, lines: list[str], report: dict[str, Any],
+                out: Path) -> None:
+    for half in HALVES:
+        tasks = load_tasks(ROOT / "eval" / "annual" / f"{half}.jsonl")
+        results = _run(run, tasks, kb_dir)
+        kinds = summarize(results).get("by_kind", {})
+        stored = [{k: v for k, v in r.to_json().items() if k != "scope"} for r in results]  # scope holds paths
+        report["halves"].setdefault(half, {})[label] = {"by_kind": kinds, "tasks": stored}
+        lines += _table(f"{half} ({len(tasks)} tasks) — {label}", kinds)
+        _write(out, lines, report)
+
+
+def _rescore(path: Path, out: Path) -> None:
+    """Score the answers a run stored against the current task files (an expectation fixed after the run)."""
+    from eval.answer_metrics import check_expectation
+    from eval.kinds import by_kind
+
+    report = json.loads(path.read_text(encoding="utf-8"))
+    lines = ["# Annual reports, no model (bench/bench_annual.py)", ""]
+    index = report.get("index", {})
+    if index:
+        line = (f"Indexing {index.get('pages')} pages ({index.get('facts')} facts): facts on "
+                f"{index.get('facts_on_s')} s, of which extracting facts {index.get('extract_s')} s")
+        if "ratio" in index:
+            line += f"; facts off {index['facts_off_s']} s; ratio on/off **{index['ratio']}** (target <= 1.3)"
+        lines += [line + ".", ""]
+    for half, runs in report["halves"].items():
+        tasks = {t.id: t for t in load_tasks(ROOT / "eval" / "annual" / f"{half}.jsonl")}
+        for label, run in runs.items():
+            results = []
+            for raw in run["tasks"]:
+                task = tasks[raw["id"]]
+                verdict = check_expectation(task.expect, raw["answer"], raw.get("language"))
+                result = TaskResult(raw["id"], raw["kind"], raw["question"], raw["expected_routes"],
+                                    answer=raw["answer"], answer_correct=verdict.correct,
+                                    page_cited=raw.get("page_cited"))
+                raw["answer_correct"], raw["failures"] = verdict.correct, verdict.failures
+                results.append(result)
+            run["by_kind"] = by_kind(results)
+            lines += _table(f"{half} ({len(results)} tasks) — {label}", run["by_kind"])
+    lines += ["Scored against the task files of this revision (`--rescore`).", ""]
+    _write(out, lines, report)
+    print("\n".join(lines))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--kb", type=Path, help="folder of the reports the tasks name")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "annual.md")
+    parser.add_argument("--skip-before", action="store_true", help="index once (facts on) and answer once")
+    parser.add_argument("--before-only", action="store_true", help="index once (facts off) and answer once")
+    parser.add_argument("--rescore", type=Path, help="score a stored annual.json against the current task files")
+    args = parser.parse_args()
+    if args.rescore:
+        _rescore(args.rescore, args.out)
+        return
+    kb_dir = args.kb or _kb_folder(DEFAULT_SOURCE)
+    settings = load_settings()
+    # a 200-page report on a busy 2-core machine can take minutes to parse: the bench measures, it does not time out
+    settings = settings.model_copy(update={"parsing": settings.parsing.model_copy(update={"timeout_s": 3600.0})})
+    report: dict[str, Any] = {"kb": kb_dir.name, "halves": {}}
+    lines = ["# Annual reports, no model (bench/bench_annual.py)", ""]
+    if args.before_only:
+        with tempfile.TemporaryDirectory(prefix="officeqa-annual-") as data:
+            off = _index_seconds(settings, kb_dir, Path(data), facts=False)
+            report["index"] = {"facts_off_s": round(off, 1)}
+            lines += [f"Indexing with facts off: {off:.1f} s.", ""]
+            _answer_all(settings.model_copy(update={"data_dir": Path(data)}), kb_dir, "before (facts off)", lines,
+                        report, args.out)
+        print("\n".join(lines))
+        return
+    with tempfile.TemporaryDirectory(prefix="officeqa-annual-") as data:
+        on_dir, off_dir = Path(data) / "on", Path(data) / "off"
+        on = _index_seconds(settings, kb_dir, on_dir, facts=True)
+        run = settings.model_copy(update={"data_dir": on_dir})
+        extract, pages, facts = _extraction_seconds(run)
+        timing = {"facts_on_s": round(on, 1), "extract_s": round(extract, 2), "pages": pages, "facts": facts}
+        report["index"] = timing
+        pdfs = len(list(kb_dir.glob("*.pdf")))
+        head = (f"Indexing {pdfs} PDFs ({pages} pages, {facts} facts): facts on {on:.1f} s, of which extracting "
+                f"facts {extract:.2f} s ({extract / max(on - extract, 1e-9):.1%} of the rest)")
+        lines += [head + ".", ""]
+        _write(args.out, lines, report)
+        _answer_all(run, kb_dir, "after (facts on)", lines, report, args.out)
+        if not args.skip_before:
+            off = _index_seconds(settings, kb_dir, off_dir, facts=False)
+            timing.update({"facts_off_s": round(off, 1), "ratio": round(on / off, 3)})
+            lines[2] = head + f"; facts off {off:.1f} s; ratio on/off **{on / off:.3f}** (target <= 1.3)."
+            _answer_all(settings.model_copy(update={"data_dir": off_dir}), kb_dir, "before (facts off)", lines,
+                        report, args.out)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,197 @@
+"""A parsed report's tables as typed facts, with the table's caption, section, unit and page.
+
+The stored form is plain JSON under ``ParsedDocument.meta["report"]`` so it is written and removed with the
+document on both backends (SQLite and PostgreSQL keep the parsed document; nothing else to migrate):
+
+``{"version", "entity": {...}, "year", "kind", "tables": [{"caption", "section", "page", "unit", "currency",
+"parent_company", "rows": [row text, ...]}], "facts": [{"t": table, "r": row, "label", "parent", "column",
+"period": {...}, "value", "text", "unit", "page"}]}``
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from indexing.reports.profile import is_report, report_profile
+from indexing.reports.tables import RowFact, table_facts
+from indexing.reports.text_tables import header_periods, split_rows
+from indexing.reports.units import table_unit
+from officeqa.domain import BlockType, ParsedDocument
+
+__all__ = ["FORMAT_VERSION", "META_KEY", "extract_report"]
+
+META_KEY = "report"
+FORMAT_VERSION = 1
+_CONTEXT_BLOCKS = 4
+_CAPTION_CHARS = 60
+_NOISE = re.compile(r"适用|不适用|是否|^单位|^币种|^编制单位|^□|^√|[？?]$")
+_STATEMENT = re.compile(r"表$|statements?\s+of|balance\s+sheets?|财务指标|会计数据", re.IGNORECASE)
+_CONTENTS = re.compile(r"^\s*(?:目\s*录|table\s+of\s+contents|contents)\s*$", re.IGNORECASE)
+_PARENT = re.compile(r"母公司(?!所有者|股东)|parent company|non-consolidated", re.IGNORECASE)
+
+
+def _caption(context: list[str]) -> str:
+    """The nearest short line above the table that names a statement, else the nearest short line."""
+    for text in reversed(context):
+        if len(text) <= _CAPTION_CHARS and _STATEMENT.search(text) and not _NOISE.search(text):
+            return text
+    for text in reversed(context):
+        if len(text) <= _CAPTION_CHARS and not _NOISE.search(text):
+            return text
+    return ""
+
+
+def _row_page(page_rows: Any, row: int, first: int | None) -> int | None:
+    """The page a body row is printed on, for a table stitched across pages (``meta["page_rows"]``)."""
+    page = first
+    for start, on_page in page_rows or []:
+        if row >= start:
+            page = on_page
+    return page
+
+
+def extract_report(document: ParsedDocument) -> dict[str, Any] | None:
+    """The report's facts, or None when the document is not a report or has no numeric tables."""
+    blocks = document.blocks
+    if not is_report(blocks):
+        return None
+    profile = report_profile(blocks, document.title)
+    tables: list[dict[str, Any]] = []
+    facts: list[dict[str, Any]] = []
+    context: list[str] = []
+    section = ""
+    for block in blocks:
+        if block.type == BlockType.HEADING:
+            section = unicodedata.normalize("NFKC", block.text or "").strip()
+            context = [section]
+            continue
+        if block.type != BlockType.TABLE:
+            text = unicodedata.normalize("NFKC", block.text or "").strip()
+            if text:
+                context = [*context[-(_CONTEXT_BLOCKS - 1) :], text]
+            continue
+        found = table_facts(block.header_rows or [], block.rows or [])
+        if not found:
+            continue
+        caption = block.caption or _caption(context)
+        if _CONTENTS.match(caption) or _CONTENTS.match(section):
+            continue  # page numbers of a table of contents are not figures
+        unit, currency = table_unit([section, *context, block.caption or ""])
+        index = len(tables)
+        rows: list[str] = []
+        row_index: dict[str, int] = {}
+        for fact in found:
+            if fact.row_text not in row_index:
+                row_index[fact.row_text] = len(rows)
+                rows.append(fact.row_text)
+            entry: dict[str, Any] = {
+                "t": index,
+                "r": row_index[fact.row_text],
+                "label": fact.label,
+                "column": fact.column,
+                "value": fact.value,
+                "text": fact.text,
+                "unit": fact.unit or (None if fact.percent else unit),
+                "page": _row_page(block.meta.get("page_rows"), fact.row, block.page),
+            }
+            if fact.parent:
+                entry["parent"] = fact.parent
+            if fact.period is not None:
+                entry["period"] = fact.period.to_json()
+            facts.append(entry)
+        tables.append(
+            {
+                "caption": caption,
+                "section": section,
+                "page": block.page,
+                "page_end": block.meta.get("page_end"),
+                "unit": unit,
+                "currency": currency,
+                "parent_company": bool(_PARENT.search(f"{caption} {section}")),
+                "rows": rows,
+            }
+        )
+        context = []
+    _text_tables(blocks, tables, facts)
+    if not facts:
+        return None
+    return {"version": FORMAT_VERSION, **profile, "tables": tables, "facts": facts}
+
+
+def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[dict[str, Any]]) -> None:
+    """Unruled tables that came out as paragraphs: rows under a header paragraph of period columns."""
+    from indexing.reports.values import parse_value
+
+    section = ""
+    columns: list[Any] | None = None
+    current: dict[str, Any] | None = None
+    group: str | None = None
+    for block in blocks:
+        if block.type == BlockType.HEADING:
+            section, columns, current, group = unicodedata.normalize("NFKC", block.text or "").strip(), None, None, None
+            continue
+        if block.type != BlockType.PARAGRAPH:
+            continue
+        text = unicodedata.normalize("NFKC", block.text or "").strip()
+        found = header_periods(text)
+        if found is not None and not split_rows(text):
+            unit, currency = table_unit([text])
+            columns, group = found, None
+            current = {
+                "caption": section,
+                "section": section,
+                "page": block.page,
+                "page_end": None,
+                "unit": unit,
+                "currency": currency,
+                "parent_company": False,
+                "rows": [],
+                "text": True,
+            }
+            continue
+        if columns is None or current is None:
+            continue
+        rows = [(label, cells) for label, cells in split_rows(text) if len(cells) == len(columns)]
+        if not rows:
+            if len(text) <= 60 and not re.search(r"\d", text):
+                group = text.rstrip(":")
+            continue
+        if current not in tables:
+            tables.append(current)
+        index = tables.index(current)
+        for label, cells in rows:
+            row_text = " | ".join([label, *cells])
+            current["rows"].append(row_text)
+            for (header, period), cell in zip(columns, cells, strict=True):
+                parsed = parse_value(cell)
+                if parsed is None:
+                    continue
+                fact = RowFact(
+                    label=label,
+                    raw_label=label,
+                    parent=group,
+                    column=header,
+                    period=period,
+                    text=cell,
+                    value=str(parsed.value),
+                    percent=parsed.percent,
+                    unit="%" if parsed.percent else None,
+                    row_text=row_text,
+                    row=0,
+                )
+                entry: dict[str, Any] = {
+                    "t": index,
+                    "r": len(current["rows"]) - 1,
+                    "label": fact.label,
+                    "column": header,
+                    "value": fact.value,
+                    "text": fact.text,
+                    "unit": fact.unit or current["unit"],
+                    "page": block.page,
+                    "period": period.to_json(),
+                }
+                if group:
+                    entry["parent"] = group
+                facts.append(entry)

@@ -1,0 +1,76 @@
+"""Tables the PDF parser saw as text: unruled statement tables of English reports come out as paragraphs
+("Revenue 1,681.4 1,465.2 1,516.0 216.2 (50.8) Cost of sales (1,547.3) ...") under a header paragraph
+("(C$ millions, ...) Fiscal 2022 Fiscal 2021 Fiscal 2020 Fiscal 2021 Fiscal 2020").
+
+Why strict: a row is taken only when its run of numbers has exactly as many values as the header has
+period columns, so prose with numbers in it never becomes a fact. A year printed a second time in one
+header is a comparison column ("Fiscal 2022 vs. Fiscal 2021" -> $ change), kept apart as a change.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from indexing.reports.periods import Period
+
+__all__ = ["header_periods", "split_rows"]
+
+_PAREN = re.compile(r"\([^()]{0,120}\)")
+_PERIOD = re.compile(
+    r"[$%]\s*change|(?:(?:fiscal|fy)\s*)?(?:(?:january|february|march|april|may|june|july|august|september|october|"
+    r"november|december)\s+\d{1,2},?\s+)?(?:19[89]\d|20[0-4]\d)|\bq[1-4]\b",
+    re.IGNORECASE,
+)
+_NUMBER = r"(?:\(?[-−]?\$?\d{1,3}(?:,\d{3})*(?:\.\d+)?\)?%?|\(?[-−]?\$?\d+(?:\.\d+)?\)?%?|-|—|–)"
+_ROW = re.compile(
+    rf"([A-Za-z][A-Za-z ,'’&/\-.()]*?[A-Za-z):])\s+((?:{_NUMBER})(?:\s+(?:{_NUMBER}))+)(?=\s+[A-Za-z]|\s*$)"
+)
+
+
+def header_periods(text: str) -> list[tuple[str, Period]] | None:
+    """The period columns a header paragraph names, in order; None when it names fewer than two."""
+    folded = _PAREN.sub(" ", unicodedata.normalize("NFKC", text))
+    found = [m.group(0) for m in _PERIOD.finditer(folded)]
+    if sum("change" not in t.lower() for t in found) < 2 or len(folded) > 40 * len(found) + 80:
+        return None
+    columns: list[tuple[str, Period]] = []
+    seen: set[tuple[int | None, int | None]] = set()
+    for token in found:
+        if "change" in token.lower():
+            columns.append((token, Period(change=True)))
+            continue
+        year_match = re.search(r"(19[89]\d|20[0-4]\d)", token)
+        year = int(year_match.group(1)) if year_match else None
+        quarter_match = re.search(r"q([1-4])", token, re.IGNORECASE)
+        quarter = int(quarter_match.group(1)) if quarter_match else None
+        point = (
+            "end"
+            if re.search(
+                r"(?:january|february|march|april|may|june|july|august|september|october|"
+                r"november|december)",
+                token,
+                re.IGNORECASE,
+            )
+            else None
+        )
+        key = (year, quarter)
+        if quarter is not None and year is None:
+            relative = -1 if key in seen else 0
+            period = Period(relative=relative, quarter=quarter)
+        else:
+            period = Period(year=year, point=point, quarter=quarter, change=key in seen)
+        seen.add(key)
+        columns.append((token, period))
+    return columns
+
+
+def split_rows(text: str) -> list[tuple[str, list[str]]]:
+    """(label, value cells) for every "label number number ..." run in a paragraph."""
+    folded = unicodedata.normalize("NFKC", text).replace("$ ", "$")
+    rows = []
+    for match in _ROW.finditer(folded):
+        label = match.group(1).strip(" :")
+        cells = re.findall(_NUMBER, match.group(2))
+        rows.append((label, [c.strip() for c in cells]))
+    return rows

@@ -1,0 +1,40 @@
+"""Figure, computed and not-in-report questions about reports, answered from the facts stored at indexing
+(``retrieval/reports``), with no model: the printed figure with its unit, page and quoted row; a ratio or
+growth rate with its formula and inputs; "not in this report" with the periods it covers.
+
+Which reports: the documents the question names or the caller gave; otherwise every indexed report (the
+newest version of each), of which only those whose company the question names are used: a question that
+names no company is not taken to be about a report (a knowledge base holds other files too).
+Summary-route questions are left to the summary tree.
+"""
+
+from __future__ import annotations
+
+from retrieval.answering import Answer
+from retrieval.context import QuestionContext
+from retrieval.knowledge import knowledge_of
+from retrieval.placing import SUMMARY_ROUTE
+from retrieval.reports.answerer import ReportCache, answer_with_facts
+
+
+class ReportFacts:
+    """Answers from the stored report facts of the documents in scope, or declines."""
+
+    def __init__(self) -> None:
+        self.cache = ReportCache()
+
+    def answer(self, ctx: QuestionContext) -> Answer | None:
+        knowledge = knowledge_of(ctx)
+        if knowledge is None or not ctx.catalog or ctx.route == SUMMARY_ROUTE:
+            return None
+        scoped = bool(ctx.scope.doc_ids) and ctx.scope.method in ("named", "explicit")
+        if scoped:
+            doc_ids = [d for d in ctx.scope.doc_ids if d in ctx.catalog]
+        else:
+            doc_ids = [d for d in ctx.catalog if d not in knowledge.superseded]
+        documents = {d: ctx.catalog[d].path for d in doc_ids}
+        return answer_with_facts(knowledge.kb, self.cache, ctx.question, ctx.standalone, ctx.language, documents,
+                                 metadata=ctx.meta, shown=knowledge.paths.shown, scoped=scoped)
+
+
+__all__ = ["ReportFacts"]

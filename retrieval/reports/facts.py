@@ -1,0 +1,106 @@
+"""Stored report facts (``indexing.reports``) as typed objects for the question side."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from indexing.reports.labels import label_key
+from indexing.reports.periods import Period
+
+__all__ = ["Fact", "Report", "load_report"]
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One printed figure: row label under a column, exact value, unit, page and the quoted row."""
+
+    label: str
+    key: str
+    parent: str | None
+    column: str
+    period: Period | None
+    value: Decimal
+    text: str
+    unit: str | None
+    page: int | None
+    caption: str
+    section: str
+    parent_company: bool
+    row: str
+    table: int
+    from_text: bool = False  # an unruled table read from paragraphs (its captions are less certain)
+
+    @property
+    def context_key(self) -> str:
+        return label_key(f"{self.caption}{self.section}{self.parent or ''}")
+
+    def year(self, report_year: int | None) -> int | None:
+        if self.period is None:
+            return report_year
+        return self.period.resolved_year(report_year)
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """One document's report facts and who/when it is about."""
+
+    path: str
+    name: str
+    year: int | None
+    kind: str
+    entity: Mapping[str, str]
+    facts: tuple[Fact, ...]
+    text: str = ""  # the document's text, for "the report never mentions it"
+
+    def years(self) -> list[int]:
+        """The years the report gives figures for: those of many facts (a history table's 2000 is not one)."""
+        counts: dict[int, int] = {}
+        for fact in self.facts:
+            if fact.period is not None and not fact.period.change:
+                year = fact.year(self.year)
+                if year is not None:
+                    counts[year] = counts.get(year, 0) + 1
+        floor = max(5, sum(counts.values()) // 50)
+        return sorted(y for y, n in counts.items() if n >= floor)
+
+
+def load_report(path: str, name: str, data: Mapping[str, Any], text: str = "") -> Report:
+    """A :class:`Report` from the stored JSON (``ParsedDocument.meta["report"]``)."""
+    tables = list(data.get("tables") or [])
+    facts = []
+    for raw in data.get("facts") or []:
+        table = tables[raw["t"]] if raw.get("t", -1) < len(tables) else {}
+        rows = table.get("rows") or []
+        period = Period.from_json(raw["period"]) if raw.get("period") else None
+        facts.append(
+            Fact(
+                label=raw["label"],
+                key=label_key(raw["label"]),
+                parent=raw.get("parent"),
+                column=raw.get("column", ""),
+                period=period,
+                value=Decimal(raw["value"]),
+                text=raw["text"],
+                unit=raw.get("unit"),
+                page=raw.get("page"),
+                caption=table.get("caption", ""),
+                section=table.get("section", ""),
+                parent_company=bool(table.get("parent_company")),
+                row=rows[raw["r"]] if raw.get("r", -1) < len(rows) else "",
+                table=int(raw.get("t", 0)),
+                from_text=bool(table.get("text")),
+            )
+        )
+    year = data.get("year")
+    return Report(
+        path=path,
+        name=name,
+        year=int(year) if isinstance(year, int) else None,
+        kind=str(data.get("kind", "")),
+        entity=dict(data.get("entity") or {}),
+        facts=tuple(facts),
+        text=text,
+    )

@@ -1,0 +1,291 @@
+"""Choosing among facts: the column a question names, the period it asks, the table to prefer, and what
+a matched row leaves unexplained (shared by figure and computed answers)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from retrieval.reports.facts import Fact, Report
+from retrieval.reports.lookup import column_term, table_rank
+from retrieval.reports.question import Ask
+
+__all__ = ["Cited", "ReportAnswer", "cite", "column_filter", "for_year", "rank", "residual", "target_year"]
+
+_STOP_ZH = (
+    "年报中",
+    "年报里",
+    "年报",
+    "报告中",
+    "报告里",
+    "年度报告",
+    "哪一年",
+    "哪年",
+    "最高",
+    "最低",
+    "四个季度",
+    "季度",
+    "之和",
+    "加总",
+    "总和",
+    "根据合并利润表",
+    "根据",
+    "合并利润表",
+    "合并资产负债表",
+    "合并",
+    "截至报告期末",
+    "截至",
+    "截止",
+    "报告期末",
+    "报告期内",
+    "报告期",
+    "期末",
+    "年末",
+    "年底",
+    "年初",
+    "期初",
+    "全年",
+    "年度",
+    "是多少",
+    "为多少",
+    "多少",
+    "是什么",
+    "是",
+    "为",
+    "的",
+    "年",
+    "度",
+    "末",
+    "公司",
+    "产品",
+    "行业",
+    "业务",
+    "板块",
+    "分部",
+    "实现",
+    "情况",
+    "请问",
+    "合计",
+    "总计",
+    "数量",
+    "金额",
+    "人数",
+    "人",
+    "元",
+    "股",
+    "万元",
+    "亿元",
+    "百万元",
+    "占",
+    "比例",
+    "比重",
+    "了",
+    "该",
+    "其",
+    "本",
+    "上",
+    "同比",
+    "实际",
+    "单独",
+    "与",
+    "相比",
+    "较",
+    "增长",
+    "变化",
+    "变动",
+    "百分比",
+    "约",
+    "共",
+    "有",
+    "在职员工",
+    "员工",
+    "吨",
+)
+_STOP_EN = {
+    "what",
+    "was",
+    "were",
+    "is",
+    "are",
+    "the",
+    "of",
+    "in",
+    "for",
+    "at",
+    "did",
+    "how",
+    "much",
+    "many",
+    "fiscal",
+    "year",
+    "total",
+    "approximately",
+    "does",
+    "do",
+    "have",
+    "has",
+    "company",
+    "companys",
+    "s",
+    "its",
+    "their",
+    "during",
+    "on",
+    "to",
+    "and",
+    "or",
+    "a",
+    "an",
+    "by",
+    "from",
+    "as",
+    "per",
+    "share",
+    "reported",
+    "report",
+    "annual",
+    "amount",
+    "value",
+    "figure",
+    "december",
+    "31",
+    "end",
+    "ended",
+    "using",
+    "table",
+    "consolidated",
+    "statements",
+    "statement",
+    "results",
+    "operations",
+    "results-of-operations",
+    "over",
+    "minus",
+    "ratio",
+    "spend",
+    "spent",
+    "which",
+    "highest",
+    "lowest",
+    "change",
+    "growth",
+    "percent",
+    "percentage",
+    "million",
+    "millions",
+    "thousands",
+    "billion",
+    "c",
+    "us",
+    "usd",
+    "cad",
+    "net",
+    "basic",
+    "diluted",
+    "segment",
+    "loss",
+    "income",
+    "earnings",
+    "about",
+    "with",
+    "what's",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Cited:
+    """A source of the answer: the document, its page, the quoted table row with its caption."""
+
+    path: str
+    name: str
+    page: int | None
+    quote: str
+
+
+@dataclass(slots=True)
+class ReportAnswer:
+    """An answer from report facts: its text, what kind of answer it is, and its sources."""
+
+    text: str
+    kind: str  # "figure" | "computed" | "not_in_report"
+    language: str
+    citations: list[Cited] = field(default_factory=list)
+
+
+def residual(question_key: str, covered: Sequence[str], english: bool, text: str = "") -> str:
+    """What the question asks beyond the matched row: non-empty means the row may not answer it.
+
+    ``text`` (English questions): the question with entity names removed but its spaces kept, so words
+    can be told apart."""
+    if english:
+        keys = [c for c in covered if c]
+        words = [
+            w
+            for w in re.findall(r"[a-z]+", text.lower())
+            if w not in _STOP_EN and len(w) > 1 and not any(w in c for c in keys)
+        ]
+        return " ".join(words) if sum(len(w) for w in words) >= 4 else ""
+    rest = question_key
+    for part in sorted(covered, key=len, reverse=True):
+        if part:
+            rest = rest.replace(part, "")
+    for stop in sorted(_STOP_ZH, key=len, reverse=True):
+        rest = rest.replace(stop, "")
+    rest = re.sub(r"[0-9]+", "", rest)
+    return rest if len(rest) >= 2 else ""
+
+
+def cite(report: Report, fact: Fact) -> Cited:
+    caption = fact.caption or fact.section
+    quote = f"{caption}: {fact.row}" if caption else fact.row
+    return Cited(report.path, report.name, fact.page, quote)
+
+
+def column_filter(facts: Sequence[Fact], question_key: str, ask: Ask) -> list[Fact]:
+    """Facts under the column the question names (a share, a metric column), else the plain amount columns."""
+    kept = [f for f in facts if f.period is None or not f.period.change]
+    named = [f for f in kept if len(column_term(f.column)) >= 2 and column_term(f.column) in question_key]
+    if named and not any(f.period is not None and f.period.share for f in named):
+        # an amount column of a table whose caption names the asked metric ("营业收入构成") is named as well
+        named += [
+            f
+            for f in kept
+            if len(column_term(f.column)) < 2
+            and not (f.period is not None and f.period.share)
+            and any(column_term(n.column) in f.context_key for n in named)
+        ]
+    if named:
+        return named
+    plain = [f for f in kept if not (f.period is not None and f.period.share) and len(column_term(f.column)) < 2]
+    return plain or [f for f in kept if not (f.period is not None and f.period.share)]
+
+
+def target_year(ask: Ask, report: Report) -> int | None:
+    if ask.years:
+        return ask.years[-1]
+    if report.year is not None and ask.prior:
+        return report.year - 1
+    return report.year
+
+
+def for_year(facts: Sequence[Fact], year: int | None, report: Report, ask: Ask) -> list[Fact]:
+    matching = [
+        f
+        for f in facts
+        if f.year(report.year) == year
+        and (ask.quarter is None or (f.period is not None and f.period.quarter == ask.quarter))
+    ]
+    if ask.quarter is None:
+        matching = [f for f in matching if f.period is None or f.period.quarter is None]
+    if ask.year_end:
+        ends = [f for f in matching if f.period is not None and f.period.point == "end"]
+        matching = ends or matching
+    else:
+        flows = [f for f in matching if f.period is None or f.period.point is None]
+        matching = flows or matching
+    return matching
+
+
+def rank(facts: Sequence[Fact], question_key: str, ask: Ask) -> list[Fact]:
+    return sorted(facts, key=lambda f: table_rank(f, question_key, ask.parent_company))

@@ -1,0 +1,83 @@
+"""What a figure question asks: the period (year, quarter, year-end), the operation, the unit wanted.
+
+Why apart from the lookup: the same question words ("2019年末", "上年", "fiscal 2022", "增长了多少",
+"毛利率", "多少万元") are read the same way whichever report answers them, and each reading is tested
+on literal questions.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+__all__ = ["Ask", "read_question"]
+
+_YEAR = re.compile(r"(?<!\d)(19[89]\d|20[0-4]\d)(?!\d)")
+_GROWTH = re.compile(
+    r"增长(?:了)?多少|增长率|增幅|变化了多少|变动了多少|同比增长|同比变化|较上年增长|比上年增长|下降了多少|"
+    r"增长百分比|growth|grew|year[- ]over[- ]year|yoy|(?:percent(?:age)?|%)\s+(?:change|increase)|"
+    r"change\s+in|increase\s+in",
+    re.IGNORECASE,
+)
+_HIGHEST = re.compile(
+    r"哪一年最高|哪年最高|最高的是哪一年|which\s+year\s+was\s+(?:the\s+)?highest|highest\s+in\s+which\s+year",
+    re.IGNORECASE,
+)
+_LOWEST = re.compile(r"哪一年最低|哪年最低|which\s+year\s+was\s+(?:the\s+)?lowest", re.IGNORECASE)
+_QUARTERS_SUM = re.compile(
+    r"四个季度.{0,6}(?:合计|之和|加总|总和)|(?:sum|total)\s+of\s+the\s+four\s+quarters", re.IGNORECASE
+)
+_QUARTER = re.compile(r"第([一二三四1-4])季度|(?<![a-z])q([1-4])(?![0-9])", re.IGNORECASE)
+_END = re.compile(
+    r"年末|期末|年底|报告期末|截至.{0,12}末|at\s+(?:december|dec\.?)\s+31|as\s+at|as\s+of|year[- ]end", re.IGNORECASE
+)
+_PRIOR = re.compile(r"上年|上一年|去年|上期|上年同期|prior\s+year|previous\s+year|last\s+year", re.IGNORECASE)
+_START = re.compile(r"年初|期初")
+_UNIT = re.compile(r"(?:多少|几)\s*(亿元|万元|千元|百万元|元)|(?:in\s+)(millions|thousands|billions)", re.IGNORECASE)
+_PARENT = re.compile(r"母公司(?!所有者|股东)|parent\s+company", re.IGNORECASE)
+_CN_DIGIT = {"一": 1, "二": 2, "三": 3, "四": 4}
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """The parts of a figure question that do not name the metric."""
+
+    years: tuple[int, ...]  # in the order the question names them
+    quarter: int | None
+    year_end: bool
+    prior: bool
+    growth: bool
+    highest: bool
+    lowest: bool
+    quarters_sum: bool
+    unit: str | None
+    parent_company: bool
+    english: bool
+
+
+def read_question(question: str) -> Ask:
+    """The period, operation and unit a question asks for."""
+    text = unicodedata.normalize("NFKC", question)
+    quarter_match = _QUARTER.search(text)
+    quarter = None
+    if quarter_match:
+        digit = quarter_match.group(1) or quarter_match.group(2)
+        quarter = _CN_DIGIT.get(digit) or int(digit)
+    unit_match = _UNIT.search(text)
+    unit = None
+    if unit_match:
+        unit = (unit_match.group(1) or unit_match.group(2) or "").lower() or None
+    return Ask(
+        years=tuple(int(y) for y in _YEAR.findall(text)),
+        quarter=quarter,
+        year_end=bool(_END.search(text)) or bool(_START.search(text)),
+        prior=bool(_PRIOR.search(text)) or bool(_START.search(text)),
+        growth=bool(_GROWTH.search(text)),
+        highest=bool(_HIGHEST.search(text)),
+        lowest=bool(_LOWEST.search(text)),
+        quarters_sum=bool(_QUARTERS_SUM.search(text)),
+        unit=unit if unit != "元" else None,
+        parent_company=bool(_PARENT.search(text)),
+        english=not re.search(r"[\u4e00-\u9fff]", text),
+    )
