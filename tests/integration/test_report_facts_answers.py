@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-from prompts.language import detect_language
 
 from eval.answer_metrics import check_expectation
 from eval.kb.pdf_docs import annual_report
@@ -16,6 +15,7 @@ from eval.kinds import outcome_of, page_cited
 from eval.tasks import load_tasks
 from indexing.knowledge_base import KnowledgeBase
 from indexing.registry import INDEXED
+from officeqa.scripts import detect_language
 from officeqa.settings import EmbeddingSettings, Settings
 from retrieval.reports.answerer import ROUTE, ReportCache, answer_with_facts
 

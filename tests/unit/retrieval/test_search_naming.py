@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from retrieval.answer_texts import COMPARE_WORDS
 from retrieval.search import without_naming_words
-from retrieval.service import COMPARE_WORDS
 
 
 def test_a_comparison_keeps_only_what_it_asks_about():
