@@ -6,7 +6,8 @@
     result.query     # the query in words
 
 Modules: ``lexicon`` (the words a question is made of), ``timeexpr`` (time ranges),
-``linker`` (question -> columns, values, conditions of one table), ``plan`` (-> one query
+``linker`` (question -> columns, values, conditions of one table; its steps in ``linked``, ``link_columns``,
+``link_values``, ``link_numbers``, ``link_rank`` and ``identity``), ``plan`` (-> one query
 or a refusal), ``execute`` (-> parameterised SQL on the store), ``render`` (-> words and
 cited rows), ``answer`` (the entry point).
 """

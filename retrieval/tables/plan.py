@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from indexing.table_store import ColumnInfo, TableInfo, TableStore
+from retrieval.tables.identity import identity_words, person_columns
 from retrieval.tables.lexicon import ADDITIVE_HINTS, PEOPLE_COUNT
-from retrieval.tables.linker import ColumnMention, Linked, identity_words, person_columns
+from retrieval.tables.linked import ColumnMention, Linked
 from retrieval.tables.timeexpr import TimeExpr
 
 __all__ = ["Filter", "Refusal", "TableQuery", "plan_table"]
