@@ -5,7 +5,7 @@ well but must not compute (it adds badly) nor write SQL (it could write anything
 gets the candidate tables' schemas (columns, types, a few sample values) and answers with a
 JSON plan; :func:`validate_plan` accepts only known tables and columns, the operations below,
 values that occur in their column (text) or parse as the column's type (numbers, dates), and
-turns the plan into the same :class:`~retrieval.tables.plan.TableQuery` the linker builds, which
+turns the plan into the same :class:`~retrieval.tables.query.TableQuery` the linker builds, which
 ``execute`` runs with generated identifiers and bound parameters. A plan that fails any check
 is rejected with the reason, and the caller falls back to the deterministic answer or refuses.
 
@@ -31,7 +31,7 @@ from indexing.table_store import ColumnInfo, TableInfo, TableStore
 from retrieval.handlers.results import HandlerResult
 from retrieval.tables.choose import table_label
 from retrieval.tables.execute import run_query
-from retrieval.tables.plan import Filter, Refusal, TableQuery
+from retrieval.tables.query import Filter, Refusal, TableQuery
 from retrieval.tables.render import refusal_result, table_result
 
 __all__ = [

@@ -14,7 +14,7 @@ from typing import Any
 from indexing.table_columns import display_value
 from retrieval.handlers.results import Citation, HandlerItem, HandlerResult
 from retrieval.tables.execute import MAX_ROWS, TableResult
-from retrieval.tables.plan import Filter, Refusal, TableQuery
+from retrieval.tables.query import Filter, Refusal, TableQuery
 
 __all__ = ["query_words", "refusal_result", "table_result"]
 
