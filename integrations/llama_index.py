@@ -86,36 +86,15 @@ def _block_text(block: Block) -> str:
 def blocks_to_documents(document: ParsedDocument) -> list[Document]:
     """One LlamaIndex Document per section of a parsed file (see the module docstring)."""
     path = Path(document.path)
-    base: dict[str, Any] = {"file_path": str(path), "file_name": path.name, "file_type": document.file_type}
-    if document.title:
-        base["title"] = document.title
-    for key in ("subject", "from", "date"):
-        if document.meta.get(key):
-            base[f"mail_{key}"] = str(document.meta[key])
+    base = _base_metadata(document)
     out: list[Document] = []
     stack: list[tuple[int, str]] = []
     current: list[Block] = []
 
-    def location(block: Block) -> tuple[str | None, int | None, str | None]:
-        return block.sheet, block.slide, block.meta.get("attachment")
-
     def flush() -> None:
-        if not any(b.text.strip() for b in current):
-            current.clear()
-            return
-        meta = dict(base)
-        meta["heading_path"] = " > ".join(title for _, title in stack)
-        pages = [b.page for b in current if b.page is not None]
-        if pages:
-            meta["page"], meta["page_end"] = min(pages), max(pages)
-        sheet, slide, attachment = location(current[-1])
-        for key, value in (("sheet", sheet), ("slide", slide), ("attachment", attachment)):
-            if value is not None:
-                meta[key] = value
-        text = "\n\n".join(_block_text(b) for b in current if b.text.strip())
-        out.append(Document(text=text, metadata=meta, id_=f"{path}#{len(out)}",
-                            excluded_llm_metadata_keys=list(HIDDEN_FROM_MODELS),
-                            excluded_embed_metadata_keys=list(HIDDEN_FROM_MODELS)))
+        section = _section_document(current, stack, base, f"{path}#{len(out)}")
+        if section is not None:
+            out.append(section)
         current.clear()
 
     for block in document.blocks:
@@ -125,11 +104,46 @@ def blocks_to_documents(document: ParsedDocument) -> list[Document]:
             while stack and stack[-1][0] >= level:
                 stack.pop()
             stack.append((level, block.text))
-        elif current and location(current[-1]) != location(block) and current[-1].type is not BlockType.HEADING:
+        elif current and _location(current[-1]) != _location(block) and current[-1].type is not BlockType.HEADING:
             flush()
         current.append(block)
     flush()
     return out
+
+
+def _base_metadata(document: ParsedDocument) -> dict[str, Any]:
+    """Metadata every section of the file carries: its path, name, type, title and mail headers."""
+    path = Path(document.path)
+    base: dict[str, Any] = {"file_path": str(path), "file_name": path.name, "file_type": document.file_type}
+    if document.title:
+        base["title"] = document.title
+    for key in ("subject", "from", "date"):
+        if document.meta.get(key):
+            base[f"mail_{key}"] = str(document.meta[key])
+    return base
+
+
+def _location(block: Block) -> tuple[str | None, int | None, str | None]:
+    return block.sheet, block.slide, block.meta.get("attachment")
+
+
+def _section_document(current: list[Block], stack: list[tuple[int, str]], base: dict[str, Any],
+                      doc_id: str) -> Document | None:
+    """The blocks of one section as a Document (None when they hold no text)."""
+    if not any(b.text.strip() for b in current):
+        return None
+    meta = dict(base)
+    meta["heading_path"] = " > ".join(title for _, title in stack)
+    pages = [b.page for b in current if b.page is not None]
+    if pages:
+        meta["page"], meta["page_end"] = min(pages), max(pages)
+    sheet, slide, attachment = _location(current[-1])
+    for key, value in (("sheet", sheet), ("slide", slide), ("attachment", attachment)):
+        if value is not None:
+            meta[key] = value
+    text = "\n\n".join(_block_text(b) for b in current if b.text.strip())
+    return Document(text=text, metadata=meta, id_=doc_id, excluded_llm_metadata_keys=list(HIDDEN_FROM_MODELS),
+                    excluded_embed_metadata_keys=list(HIDDEN_FROM_MODELS))
 
 
 @contextmanager

@@ -6,13 +6,14 @@
     result.query     # the query in words
 
 Modules: ``lexicon`` (the words a question is made of), ``timeexpr`` (time ranges),
-``linker`` (question -> columns, values, conditions of one table), ``plan`` (-> one query
-or a refusal), ``execute`` (-> parameterised SQL on the store), ``render`` (-> words and
-cited rows), ``answer`` (the entry point).
+``linker`` (question -> columns, values, conditions of one table; its steps in ``linked``, ``link_columns``,
+``link_values``, ``link_numbers``, ``link_rank`` and ``identity``), ``plan`` (-> one ``query`` or a refusal;
+the operation's columns in ``plan_columns``), ``execute`` (-> parameterised SQL on the store), ``render``
+(-> words and cited rows), ``answer`` (the entry point).
 """
 
 from retrieval.tables.answer import TABLE_ROUTES, QuestionPlan, answer_for_route, answer_table_question, plan_question
-from retrieval.tables.plan import Filter, Refusal, TableQuery
+from retrieval.tables.query import Filter, Refusal, TableQuery
 
 __all__ = ["TABLE_ROUTES", "Filter", "QuestionPlan", "Refusal", "TableQuery", "answer_for_route",
            "answer_table_question", "plan_question"]

@@ -23,9 +23,11 @@ from retrieval.handlers.results import HandlerResult
 from retrieval.rules.normalize import normalize
 from retrieval.tables.choose import choose_table
 from retrieval.tables.execute import run_query
-from retrieval.tables.linker import Linked, link_table
-from retrieval.tables.plan import Refusal, TableQuery, plan_table
+from retrieval.tables.linked import Linked
+from retrieval.tables.linker import link_table
+from retrieval.tables.plan import plan_table
 from retrieval.tables.qualifiers import defined_qualifiers
+from retrieval.tables.query import Refusal, TableQuery
 from retrieval.tables.render import query_words, refusal_result, table_result
 
 __all__ = ["TABLE_ROUTES", "QuestionPlan", "answer_for_route", "answer_table_question", "plan_question"]

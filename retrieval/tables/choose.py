@@ -23,8 +23,9 @@ from collections.abc import Callable
 from pathlib import PurePath
 
 from indexing.table_store import TableInfo
-from retrieval.tables.linker import Linked, person_columns
-from retrieval.tables.plan import Refusal, TableQuery
+from retrieval.tables.identity import person_columns
+from retrieval.tables.linked import Linked
+from retrieval.tables.query import Refusal, TableQuery
 
 __all__ = ["Choice", "choose_table", "table_label"]
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from indexing.table_columns import display_value
 from indexing.table_store import ColumnInfo, TableStore
-from retrieval.tables.plan import Filter, TableQuery
+from retrieval.tables.query import Filter, TableQuery
 
 __all__ = ["TableResult", "compile_where", "preview_sql", "run_query"]
 

@@ -5,7 +5,7 @@ well but must not compute (it adds badly) nor write SQL (it could write anything
 gets the candidate tables' schemas (columns, types, a few sample values) and answers with a
 JSON plan; :func:`validate_plan` accepts only known tables and columns, the operations below,
 values that occur in their column (text) or parse as the column's type (numbers, dates), and
-turns the plan into the same :class:`~retrieval.tables.plan.TableQuery` the linker builds, which
+turns the plan into the same :class:`~retrieval.tables.query.TableQuery` the linker builds, which
 ``execute`` runs with generated identifiers and bound parameters. A plan that fails any check
 is rejected with the reason, and the caller falls back to the deterministic answer or refuses.
 
@@ -31,7 +31,7 @@ from indexing.table_store import ColumnInfo, TableInfo, TableStore
 from retrieval.handlers.results import HandlerResult
 from retrieval.tables.choose import table_label
 from retrieval.tables.execute import run_query
-from retrieval.tables.plan import Filter, Refusal, TableQuery
+from retrieval.tables.query import Filter, Refusal, TableQuery
 from retrieval.tables.render import refusal_result, table_result
 
 __all__ = [
@@ -186,12 +186,7 @@ def validate_plan(plan: dict[str, Any], schemas: Sequence[_Schema], store: Table
     unknown = set(plan) - _KEYS
     if unknown:
         raise PlanRejected(f"unknown keys in the plan: {', '.join(sorted(unknown))[:80]}")
-    name = plan.get("table")
-    matches = [s for s in schemas if isinstance(name, str) and name.strip() in (s.label, s.table.name, s.table.sheet)]
-    if len(matches) != 1:
-        raise PlanRejected(f"table '{str(name)[:40]}' is not one of the tables in scope" if not matches
-                           else f"table '{name}' is ambiguous in scope")
-    schema = matches[0]
+    schema = _plan_schema(plan, schemas)
     op = plan.get("op")
     if op not in PLAN_OPS:
         raise PlanRejected(f"operation '{str(op)[:20]}' is not allowed")
@@ -205,29 +200,13 @@ def validate_plan(plan: dict[str, Any], schemas: Sequence[_Schema], store: Table
             raise PlanRejected(f"'{query.measure.name}' is not a number column that can be computed")
     if op in ("sum", "avg", "max", "min") and query.measure is None:
         raise PlanRejected(f"{op} needs a measure column")
-    if plan.get("group_by") is not None:
-        query.group = _column(schema, plan["group_by"], "group_by")
-        unit = plan.get("group_unit")
-        if unit not in (None, "month", "quarter", "year", "day"):
-            raise PlanRejected("group_unit must be month, quarter or year")
-        if query.group.is_date:
-            query.group_unit = unit or "day"
+    _plan_group(plan, schema, query)
     columns = plan.get("columns") or []
     if not isinstance(columns, list) or len(columns) > 12:
         raise PlanRejected("columns must be a short list")
     query.targets = [_column(schema, c, "column") for c in columns]
     if op == "rank":
-        if query.group is None:
-            raise PlanRejected("rank needs group_by")
-        query.rank_agg = "sum" if query.measure is not None else "count"
-        limit = plan.get("limit", 1)
-        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 100:
-            raise PlanRejected("limit must be an integer from 1 to 100")
-        query.limit = limit
-        order = plan.get("order", "desc")
-        if order not in ("desc", "asc"):
-            raise PlanRejected("order must be desc or asc")
-        query.ascending = order == "asc"
+        _plan_rank(plan, query)
     if op in ("list", "count_distinct") and len(query.targets) != 1:
         raise PlanRejected(f"{op} needs exactly one column in columns")
     if op == "lookup":
@@ -237,6 +216,40 @@ def validate_plan(plan: dict[str, Any], schemas: Sequence[_Schema], store: Table
     query.notes.append(("查询方案由模型提出，已按表结构校验后执行", "query planned by the model, checked against the "
                         "schema and run by the store"))
     return query
+
+
+def _plan_schema(plan: dict[str, Any], schemas: Sequence[_Schema]) -> _Schema:
+    """The one schema in scope the plan's table names (by label, table name or sheet)."""
+    name = plan.get("table")
+    matches = [s for s in schemas if isinstance(name, str) and name.strip() in (s.label, s.table.name, s.table.sheet)]
+    if len(matches) != 1:
+        raise PlanRejected(f"table '{str(name)[:40]}' is not one of the tables in scope" if not matches
+                           else f"table '{name}' is ambiguous in scope")
+    return matches[0]
+
+
+def _plan_group(plan: dict[str, Any], schema: _Schema, query: TableQuery) -> None:
+    if plan.get("group_by") is not None:
+        query.group = _column(schema, plan["group_by"], "group_by")
+        unit = plan.get("group_unit")
+        if unit not in (None, "month", "quarter", "year", "day"):
+            raise PlanRejected("group_unit must be month, quarter or year")
+        if query.group.is_date:
+            query.group_unit = unit or "day"
+
+
+def _plan_rank(plan: dict[str, Any], query: TableQuery) -> None:
+    if query.group is None:
+        raise PlanRejected("rank needs group_by")
+    query.rank_agg = "sum" if query.measure is not None else "count"
+    limit = plan.get("limit", 1)
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 100:
+        raise PlanRejected("limit must be an integer from 1 to 100")
+    query.limit = limit
+    order = plan.get("order", "desc")
+    if order not in ("desc", "asc"):
+        raise PlanRejected("order must be desc or asc")
+    query.ascending = order == "asc"
 
 
 #: Tables whose schema the model is shown (the ones the question links best): a small model's window is small.

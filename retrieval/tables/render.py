@@ -14,7 +14,7 @@ from typing import Any
 from indexing.table_columns import display_value
 from retrieval.handlers.results import Citation, HandlerItem, HandlerResult
 from retrieval.tables.execute import MAX_ROWS, TableResult
-from retrieval.tables.plan import Filter, Refusal, TableQuery
+from retrieval.tables.query import Filter, Refusal, TableQuery
 
 __all__ = ["query_words", "refusal_result", "table_result"]
 
@@ -163,29 +163,11 @@ def table_result(result: TableResult, route: str, zh: bool) -> HandlerResult:
     percent = q.measure is not None and q.measure.is_percent and (
         q.op in ("sum", "avg", "max", "min") or (q.op == "rank" and q.rank_agg in ("sum", "avg")))
     if q.op in ("sum", "avg", "max", "min", "count", "count_distinct") and q.group is None:
-        grouped, plain = _number(result.value, percent=percent)
-        if result.value is None:
-            lines.append("结果：没有符合条件的数值。" if zh else "Result: no matching numbers.")
-        else:
-            approx = "" if result.exact else ("（保留4位小数）" if zh else " (rounded to 4 decimals)")
-            lines.append(f"结果：{grouped}（精确值 {plain}）{approx}" if zh else
-                          f"Result: {grouped} (exact: {plain}){approx}")
-        if q.measure is not None and result.value_rows < result.matched:
-            missing = result.matched - result.value_rows
-            lines.append(f"（其中 {missing} 行的「{q.measure.name}」不是数字，未计入）" if zh else
-                         f"({missing} rows have no number in '{q.measure.name}' and are not counted)")
-        items.append(HandlerItem(value=grouped, normalized=plain, kind=q.op,
-                                 citations=[_citation(q, result.cited, result.matched)]))
-        data["value"] = plain
+        _scalar_lines(result, zh, percent, lines, items, data)
     elif q.op == "lookup":
         _lookup_lines(result, zh, lines, items, data)
     elif q.op == "list":
-        lines.append(f"共 {len(result.groups)} 个不同的值：" if zh else f"{len(result.groups)} distinct values:")
-        for key, _, n, _ in result.groups:
-            lines.append(f"- {key}（{n:,} 行）" if zh else f"- {key} ({n:,} {_rows_word(n)})")
-            items.append(HandlerItem(value=key, kind="value", extra={"rows": n},
-                                     citations=[_citation(q, [], n)]))
-        data["values"] = [k for k, *_ in result.groups]
+        _list_lines(result, zh, lines, items, data)
     elif q.op == "rank" and q.rank_agg == "rows":
         for row in result.rows:
             cells = "，".join(f"{k}: {v}" for k, v in row["cells"].items() if v) if zh else \
@@ -207,6 +189,38 @@ def table_result(result: TableResult, route: str, zh: bool) -> HandlerResult:
     lines.append(("来源：" if zh else "Source: ") + _rows_label(q, result.cited, result.matched, zh))
     return HandlerResult(route=route, answer_text="\n".join(lines), items=items, data=data, outcome="exact",
                          query=words)
+
+
+def _scalar_lines(result: TableResult, zh: bool, percent: bool, lines: list[str], items: list[HandlerItem],
+                  data: dict[str, Any]) -> None:
+    """One number (sum, average, count…), with the rows whose cell was no number said, not hidden."""
+    q = result.query
+    grouped, plain = _number(result.value, percent=percent)
+    if result.value is None:
+        lines.append("结果：没有符合条件的数值。" if zh else "Result: no matching numbers.")
+    else:
+        approx = "" if result.exact else ("（保留4位小数）" if zh else " (rounded to 4 decimals)")
+        lines.append(f"结果：{grouped}（精确值 {plain}）{approx}" if zh else
+                      f"Result: {grouped} (exact: {plain}){approx}")
+    if q.measure is not None and result.value_rows < result.matched:
+        missing = result.matched - result.value_rows
+        lines.append(f"（其中 {missing} 行的「{q.measure.name}」不是数字，未计入）" if zh else
+                     f"({missing} rows have no number in '{q.measure.name}' and are not counted)")
+    items.append(HandlerItem(value=grouped, normalized=plain, kind=q.op,
+                             citations=[_citation(q, result.cited, result.matched)]))
+    data["value"] = plain
+
+
+def _list_lines(result: TableResult, zh: bool, lines: list[str], items: list[HandlerItem],
+                data: dict[str, Any]) -> None:
+    """The distinct values of one column, each with its row count."""
+    q = result.query
+    lines.append(f"共 {len(result.groups)} 个不同的值：" if zh else f"{len(result.groups)} distinct values:")
+    for key, _, n, _ in result.groups:
+        lines.append(f"- {key}（{n:,} 行）" if zh else f"- {key} ({n:,} {_rows_word(n)})")
+        items.append(HandlerItem(value=key, kind="value", extra={"rows": n},
+                                 citations=[_citation(q, [], n)]))
+    data["values"] = [k for k, *_ in result.groups]
 
 
 def _ranked_total(result: TableResult, zh: bool, percent: bool, lines: list[str], items: list[HandlerItem],

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["TimeExpr", "cn_number", "find_time_exprs"]
 
@@ -143,6 +144,25 @@ def _month(token: str) -> int | None:
 def _expr(kind: str, m: re.Match[str]) -> TimeExpr | None:
     g = m.groups()
     base = {"start": m.start(), "end": m.end(), "text": m.group(0)}
+    if kind in ("date_range", "until", "date_since", "date_before", "date"):
+        return _day_expr(kind, g, base)
+    if kind == "quarter":
+        q = _ORDINAL[g[1]]
+        return TimeExpr(**base, year=_year(g[0], g[2] if len(g) > 2 else None), first_month=3 * q - 2,
+                        last_month=3 * q)
+    if kind == "half":
+        first = g[1] in ("上半年", "h1", "first half")
+        return TimeExpr(**base, year=_year(g[0], g[2] if len(g) > 2 else None), first_month=1 if first else 7,
+                        last_month=6 if first else 12)
+    if kind in ("month_range", "month_range_en", "month", "month_en", "month_num"):
+        return _month_expr(kind, g, base)
+    if kind == "year":
+        return TimeExpr(**base, year=int(g[0]))
+    return None
+
+
+def _day_expr(kind: str, g: tuple[str, ...], base: dict[str, Any]) -> TimeExpr | None:
+    """Expressions of whole days: a date, a date range, since / until / before a date."""
     if kind == "date_range":
         a, b = _date(g[0]), _date(g[1])
         if a is None or b is None or b < a:
@@ -159,14 +179,11 @@ def _expr(kind: str, m: re.Match[str]) -> TimeExpr | None:
         if kind == "date_before":
             return TimeExpr(**base, year=None, until=day)
         return TimeExpr(**base, year=None, since=day, until=day + dt.timedelta(days=1))
-    if kind == "quarter":
-        q = _ORDINAL[g[1]]
-        return TimeExpr(**base, year=_year(g[0], g[2] if len(g) > 2 else None), first_month=3 * q - 2,
-                        last_month=3 * q)
-    if kind == "half":
-        first = g[1] in ("上半年", "h1", "first half")
-        return TimeExpr(**base, year=_year(g[0], g[2] if len(g) > 2 else None), first_month=1 if first else 7,
-                        last_month=6 if first else 12)
+    return None
+
+
+def _month_expr(kind: str, g: tuple[str, ...], base: dict[str, Any]) -> TimeExpr | None:
+    """Expressions of whole months: one month or a range, written in Chinese, English or digits."""
     if kind == "month_range":
         a, b = _month(g[1]), _month(g[2])
         if a is None or b is None or b < a:
@@ -186,8 +203,6 @@ def _expr(kind: str, m: re.Match[str]) -> TimeExpr | None:
         if not 1 <= month <= 12:
             return None
         return TimeExpr(**base, year=int(g[0]), first_month=month, last_month=month)
-    if kind == "year":
-        return TimeExpr(**base, year=int(g[0]))
     return None
 
 

@@ -1,0 +1,227 @@
+"""The columns an operation works on: the measure, the targets, the ranked groups (the planner's last step).
+
+Why: once filters and grouping are read, what is left of the named columns decides the query; a measure
+named twice, a column named without a value, a ranking of a measure that cannot be added are refused here,
+each with the candidates to choose from.
+"""
+
+from __future__ import annotations
+
+import re
+
+from indexing.table_store import ColumnInfo
+from retrieval.tables.identity import identity_words, person_columns
+from retrieval.tables.lexicon import PEOPLE_COUNT
+from retrieval.tables.linked import Linked
+from retrieval.tables.query import AGGREGATES, Refusal, TableQuery, column_names, is_additive, measure_columns
+
+__all__ = ["finish_query"]
+
+#: "…销售额占年度销售总额的比例": 占 right after what is measured (not after 和/与: "销售额和占比" names two columns).
+_SHARE_QUESTION = re.compile(
+    r"(?<![和与及、,，\s])占[^，。？?]{0,24}?(?:的)?(?:比例|比重|百分比)|(?<![和与及、,，\s])占比|所占"
+)
+_SHARE_COLUMN = re.compile(r"比例|比重|占比|百分比|[%％]")
+
+
+#: "是多少", "how much": the question asks for the amount itself, not the row that holds it.
+_ASKS_AMOUNT = re.compile(r"多少|几|how much|how many|what is|what's|what was", re.IGNORECASE)
+
+def finish_query(query: TableQuery, remaining: list[ColumnInfo], linked: Linked) -> TableQuery | Refusal:
+    """The operation's columns from the named columns left over: numeric ones, identifiers and the others."""
+    numeric = [c for c in remaining if c.kind == "decimal"]
+    identifiers = [c for c in remaining if c.identifier]
+    others = [c for c in remaining if c not in numeric and c not in identifiers]
+    op = query.op
+    if op == "rank":
+        return _rank(query, numeric, identifiers, others, linked)
+    if op in AGGREGATES:
+        return _finish_aggregate(query, numeric, identifiers, others, linked)
+    if op == "count":
+        return _finish_count(query, numeric, others, linked)
+    if op in ("count_distinct", "list"):
+        targets = others or identifiers
+        if len(targets) != 1:
+            what = "统计哪一列的不同值个数" if op == "count_distinct" else "列出哪一列的值"
+            return Refusal(f"要{what}？", "Which column?" if op == "list" else "Count distinct values of which column?",
+                           {"columns": column_names([c for c in query.table.columns if c.kind == "text"])},
+                           query.table)
+        query.targets = targets
+        return query
+    return _finish_lookup(query, remaining)
+
+
+def _finish_aggregate(query: TableQuery, numeric: list[ColumnInfo], identifiers: list[ColumnInfo],
+                      others: list[ColumnInfo], linked: Linked) -> TableQuery | Refusal:
+    """Sum, average, maximum, minimum of the one measure; "单价最低的备件" asks for the row, not the number."""
+    table = query.table
+    measure = _measure(query, numeric, identifiers, linked.text)
+    if isinstance(measure, Refusal):
+        return measure
+    query.measure = measure
+    names_rows = bool(linked.identity) or any(m.kind != "exact" and m.text in identity_words(table)
+                                              for m in linked.mentions)
+    if query.op in ("max", "min") and query.group is None and not others and names_rows and \
+            not _ASKS_AMOUNT.search(linked.text):
+        # "单价最低的备件": the part (the row) with the lowest price, shown whole, not the price alone
+        query.op, query.rank_agg = "rank", "rows"
+        query.ascending, query.limit = "min" in linked.ops and "max" not in linked.ops, linked.topk or 1
+        return query
+    if others and query.group is None:
+        names = column_names(others)
+        return Refusal(f"问题还提到了「{'、'.join(names)}」，但没有给出它的值；是要按它分组吗？",
+                       f"The question also names '{', '.join(names)}' without a value: group by it?",
+                       {"group_by": names}, table)
+    return query
+
+
+def _finish_count(query: TableQuery, numeric: list[ColumnInfo], others: list[ColumnInfo],
+                  linked: Linked) -> TableQuery | Refusal:
+    """A count of rows, unless the named column already counts things, or people or distinct values are asked."""
+    measures = [c for c in numeric if c.is_measure]
+    if len(measures) == 1 and not others and not linked.row_noun and (
+            is_additive(measures[0]) or "how many" in linked.text.lower()):
+        # "How many Stanley Cups in total?", "一共卖出多少数量": the named column already counts things
+        query.op, query.measure = "sum", measures[0]
+        query.notes.append((f"「{measures[0].name}」本身是数量：对它求和", f"'{measures[0].name}' counts: summed"))
+        return query
+    if len(others) == 1 and not linked.row_noun and others[0].kind == "text" and not linked.values:
+        query.op, query.targets = "count_distinct", others
+        return query
+    people = person_columns(query.table)
+    if PEOPLE_COUNT.search(linked.text) and len(people) == 1 and not measures:
+        # "质量部有几个人" on a monthly attendance sheet: people, not their monthly rows
+        query.op, query.targets = "count_distinct", people
+        query.notes.append((f"人数：「{people[0].name}」的不同值", f"people: distinct '{people[0].name}'"))
+    return query
+
+
+def _finish_lookup(query: TableQuery, remaining: list[ColumnInfo]) -> TableQuery | Refusal:
+    """No operation: a lookup of the named columns ("华北区第二季度的目标"); grouped, an additive measure is summed."""
+    table = query.table
+    if query.group is not None:
+        measures = [c for c in remaining if c.is_measure]
+        if len(measures) == 1 and len(remaining) == 1 and is_additive(measures[0]):
+            query.op, query.measure = "sum", measures[0]
+            query.notes.append(("未指明计算方式，按求和", "no operation named: summed"))
+            return query
+        return Refusal(f"按「{query.group.name}」分组后要计算什么（求和、计数、平均……）？",
+                       f"Grouped by '{query.group.name}': compute what (sum, count, average...)?",
+                       {"measure": column_names(measure_columns(table))}, table)
+    if not remaining:
+        return Refusal("问题没有说明要查哪一列或做什么计算（求和、计数、平均……）。",
+                       "The question names no column to read and no computation (sum, count, average...).",
+                       {"columns": column_names(table.columns)}, table)
+    if not query.filters:
+        return Refusal("没有给出筛选条件，无法确定是哪一行；是要求和还是列出全部？",
+                       "No condition picks a row: sum it or list every row?", {"columns": column_names(remaining)},
+                       table)
+    query.targets = remaining
+    # several rows of one additive measure ("华东区的金额是多少") are summed; a price or a rate is listed instead
+    query.implicit_sum = len(remaining) == 1 and remaining[0].is_measure and is_additive(remaining[0])
+    return query
+
+
+def _share_column(measures: list[ColumnInfo], question: str) -> ColumnInfo | None:
+    """"A占B的比例" asks for a share: the one share column ("占年度销售总额比例") among the measures it names.
+
+    Why: the numerator's own column ("销售额") is named too, as the share's subject, not as what is asked.
+    """
+    if not _SHARE_QUESTION.search(question):
+        return None
+    shares = [c for c in measures if _SHARE_COLUMN.search(c.name)]
+    return shares[0] if len(shares) == 1 else None
+
+
+def _measure(
+    query: TableQuery, numeric: list[ColumnInfo], identifiers: list[ColumnInfo], question: str = ""
+) -> ColumnInfo | Refusal:
+    """The one measure column the question names, else the table's only one; identifiers never."""
+    table = query.table
+    measures = [c for c in numeric if c.is_measure]
+    share = _share_column(measures, question) if len(measures) > 1 else None
+    if share is not None:
+        query.notes.append((f"问的是占比：「{share.name}」", f"a share is asked: '{share.name}'"))
+        return share
+    if not measures and identifiers:
+        c = identifiers[0]
+        return Refusal(f"「{c.name}」是标识列（{c.identifier}），不是可以计算的数值。",
+                       f"'{c.name}' is an identifier ({c.identifier}), not a measure.",
+                       {"measure": column_names(measure_columns(table))}, table)
+    if len(measures) > 1:
+        return Refusal(f"有多个可计算的数值列：{'、'.join(column_names(measures))}，请只指明一个。",
+                       f"Several measure columns are named ({', '.join(column_names(measures))}); name one.",
+                       {"measure": column_names(measures)}, table)
+    if measures:
+        return measures[0]
+    candidates = measure_columns(table)
+    if len(candidates) != 1:
+        return Refusal(f"没有说明对哪一列计算；候选数值列：{'、'.join(column_names(candidates))}。",
+                       f"Which column should be computed? Candidates: {', '.join(column_names(candidates))}.",
+                       {"measure": column_names(candidates)}, table)
+    query.notes.append((f"表中唯一的数值列「{candidates[0].name}」", f"the only numeric column '{candidates[0].name}'"))
+    query.implicit_measure = True
+    return candidates[0]
+
+
+def _rank(query: TableQuery, numeric: list[ColumnInfo], identifiers: list[ColumnInfo], others: list[ColumnInfo],
+          linked: Linked) -> TableQuery | Refusal:
+    """Argmax / top-k: highest/lowest say the direction; the aggregate is a sum unless average or count is asked."""
+    table = query.table
+    ops = set(linked.ops)
+    query.ascending = linked.ascending or ("min" in ops and "max" not in ops)
+    counting = not [c for c in numeric if c.is_measure] and (linked.row_noun or "count" in ops)
+    if counting:
+        query.rank_agg = "count"
+    else:
+        measure = _measure(query, numeric, [c for c in identifiers if c != query.group], linked.text)
+        if isinstance(measure, Refusal):
+            return measure
+        query.measure = measure
+        query.rank_agg = "avg" if "avg" in ops else "sum"
+    if linked.partial_group and query.group is not None and (
+            query.group.distinct is None or query.group.distinct < table.row_count):
+        # "合同金额最大的是哪家单位": the largest single contract, or the unit with the largest total? Both are read.
+        return Refusal(f"「{query.group.name}」有多行：是问单笔最大，还是合计最大？",
+                       f"'{query.group.name}' has several rows each: the largest single row, or the largest total?",
+                       {"operations": ["max", "sum"]}, table)
+    if query.group is None:
+        refusal = _rank_group(query, others + identifiers)
+        if refusal is not None:
+            return refusal
+    one_row_each = query.group is not None and query.group.distinct is not None and \
+        query.group.distinct >= table.row_count  # each group is one row: its sum is its value
+    if query.rank_agg == "sum" and query.measure is not None and not is_additive(query.measure) and \
+            not one_row_each:
+        return Refusal(f"「{query.measure.name}」不能相加，排名要按平均、最大还是最小？",
+                       f"'{query.measure.name}' is not additive: rank by average, maximum or minimum?",
+                       {"operations": ["avg", "max", "min"]}, table)
+    if query.limit is None:
+        query.limit = 1
+    if query.limit > 1 and query.rank_agg in ("sum", "count") and _asks_total(linked):
+        query.total_of_ranked = True
+    return query
+
+
+def _rank_group(query: TableQuery, columns: list[ColumnInfo]) -> Refusal | None:
+    """No group named: the one other column named, else (with a measure) the top rows themselves."""
+    candidates = [c for c in columns if c != query.measure]
+    if len(candidates) == 1:
+        query.group = candidates[0]
+    elif not candidates and query.measure is not None:
+        query.rank_agg = "rows"  # the top rows by the measure ("金额最高的5笔订单")
+    else:
+        return Refusal("排名按哪一列分组？" + (f"候选：{'、'.join(column_names(candidates))}。" if candidates else ""),
+                       "Rank groups of which column?", {"group_by": column_names(candidates)}, query.table)
+    return None
+
+
+#: Words that ask for a total of what was ranked ("前五名客户合计"); 总 alone is left out (销售总额 names a column).
+_TOTAL_WORDS = re.compile(r"合计|总计|共计|一共|总共|加起来|合起来|之和|in total|combined|altogether", re.IGNORECASE)
+
+
+def _asks_total(linked: Linked) -> bool:
+    text = linked.text
+    for column in linked.table.columns:
+        text = text.replace(column.name, " ")
+    return _TOTAL_WORDS.search(text) is not None

@@ -1,0 +1,88 @@
+"""The structured query a table question becomes, and the refusal when it cannot become one.
+
+Why a module of its own: the planner builds these, the model planner validates into them, and the executor
+and renderer read them; none of those needs the planner's rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from indexing.table_store import ColumnInfo, TableInfo
+from retrieval.tables.lexicon import ADDITIVE_HINTS
+from retrieval.tables.linked import ColumnMention, Linked
+
+__all__ = ["AGGREGATES", "Filter", "Refusal", "TableQuery", "column_names", "is_additive", "measure_columns",
+           "resolve_mention"]
+
+AGGREGATES = ("sum", "avg", "max", "min")
+
+
+@dataclass(slots=True)
+class Filter:
+    """One condition on one column; values are typed (Decimal, date, str)."""
+
+    column: ColumnInfo
+    op: str  # = != in not_in > >= < <= between range
+    values: list[Any]
+    text: str = ""  # the question words it came from
+
+
+@dataclass(slots=True)
+class TableQuery:
+    """A structured query: filters, an operation, its columns; rendered to SQL and to words."""
+
+    table: TableInfo
+    op: str  # sum avg max min count count_distinct rank lookup list
+    filters: list[Filter] = field(default_factory=list)
+    measure: ColumnInfo | None = None
+    targets: list[ColumnInfo] = field(default_factory=list)
+    group: ColumnInfo | None = None
+    group_unit: str | None = None  # month | quarter | year on a date column
+    rank_agg: str | None = None
+    limit: int | None = None
+    ascending: bool = False
+    implicit_sum: bool = False
+    #: "前五名客户合计…": the ranked groups' values are also totalled (rank with an explicit total word)
+    total_of_ranked: bool = False
+    #: a lookup that lists every matching row (no condition needed): "各行动项的截止日期分别是什么时候"
+    all_rows: bool = False
+    #: the measure is the table's only numeric column, not one the question named (weak evidence for the table)
+    implicit_measure: bool = False
+    notes: list[tuple[str, str]] = field(default_factory=list)  # (zh, en) implicit choices said in words
+
+
+@dataclass(slots=True)
+class Refusal:
+    """Why the question cannot be answered exactly, in both languages, with the candidates to choose from."""
+
+    zh: str
+    en: str
+    candidates: dict[str, list[str]] = field(default_factory=dict)
+    table: TableInfo | None = None
+    #: "no_table" / "no_link": the question is not about the tables in scope (the caller answers it another
+    #: way); "ambiguous" (the default): it is, but some part cannot be linked unambiguously.
+    kind: str = "ambiguous"
+
+
+def column_names(columns: list[ColumnInfo]) -> list[str]:
+    return [c.name for c in columns]
+
+
+def is_additive(column: ColumnInfo) -> bool:
+    name = column.name.lower()
+    return any(h in name for h in ADDITIVE_HINTS)
+
+
+def resolve_mention(m: ColumnMention, linked: Linked) -> ColumnInfo | Refusal:
+    if len(m.columns) == 1:
+        return m.columns[0]
+    return Refusal(f"「{m.text}」可能指多列：{'、'.join(column_names(m.columns))}，请写明列名。",
+                   f"'{m.text}' may mean several columns: {', '.join(column_names(m.columns))}; name the column.",
+                   {"columns": column_names(m.columns)}, linked.table)
+
+
+def measure_columns(table: TableInfo) -> list[ColumnInfo]:
+    return [c for c in table.columns if c.is_measure]
+
