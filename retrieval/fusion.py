@@ -151,27 +151,27 @@ def adaptive_fusion(
     """
     if temperature <= 0:
         raise ValueError("temperature must be > 0")
-    w_bm25, w_dense = 0.5 * bm25_trust(signals), 0.5 * signals.dense_trust
-    total = w_bm25 + w_dense
-    if total <= 0:  # neither side can read the query: no reason to prefer one
-        w_bm25 = w_dense = total = 1.0
-    w_bm25, w_dense = w_bm25 / total, w_dense / total
+    w_bm25, w_dense = _shares(0.5 * bm25_trust(signals), 0.5 * signals.dense_trust)
     head_b, head_d = _dedup(bm25[:depth]), _dedup(dense[:depth])
     pad = pad_bm25 if pad_bm25 is not None else min(depth, max(len(bm25), len(dense)))
     p_bm25, floor_bm25 = _distribution(head_b, pad, temperature)
     p_dense, floor_dense = _distribution(head_d, 0, temperature)
-    order = dict.fromkeys([doc_id for doc_id, _ in head_b] + [doc_id for doc_id, _ in head_d])
     fused: dict[str, float] = {}
-    for doc_id in order:
-        dense_share = p_dense.get(doc_id, floor_dense)
-        if doc_id in p_bm25:
-            bm25_share = p_bm25[doc_id]
-        elif signals.unreadable_by_bm25(doc_id):
-            bm25_share = dense_share
-        else:
-            bm25_share = floor_bm25
-        fused[doc_id] = w_bm25 * bm25_share + w_dense * dense_share
+    for doc_id in dict.fromkeys([doc_id for doc_id, _ in head_b] + [doc_id for doc_id, _ in head_d]):
+        dense_value = p_dense.get(doc_id, floor_dense)
+        abstains = doc_id not in p_bm25 and signals.unreadable_by_bm25(doc_id)
+        bm25_value = dense_value if abstains else p_bm25.get(doc_id, floor_bm25)
+        fused[doc_id] = w_bm25 * bm25_value + w_dense * dense_value
     return _sorted_stable(fused)
+
+
+def _shares(w_bm25: float, w_dense: float) -> tuple[float, float]:
+    """The two shares normalised to sum to 1; equal when neither side can read the query (no reason to prefer
+    one)."""
+    total = w_bm25 + w_dense
+    if total <= 0:
+        return 0.5, 0.5
+    return w_bm25 / total, w_dense / total
 
 
 DENSE_SHARE = 0.2
@@ -213,12 +213,7 @@ def guarded_fusion(
     """
     if not 0.0 <= dense_share <= 1.0:
         raise ValueError("dense_share must be in [0, 1]")
-    w_bm25 = (1.0 - dense_share) * bm25_readability(signals)
-    w_dense = dense_share * signals.dense_trust
-    total = w_bm25 + w_dense
-    if total <= 0:
-        w_bm25 = w_dense = total = 1.0
-    w_bm25, w_dense = w_bm25 / total, w_dense / total
+    w_bm25, w_dense = _shares((1.0 - dense_share) * bm25_readability(signals), dense_share * signals.dense_trust)
     head_b, head_d = _dedup(bm25[:depth]), _dedup(dense[:depth])
     n_bm25, n_dense = _min_max(head_b, floor=None if len(head_b) >= depth else 0.0), _min_max(head_d)
     fused: dict[str, float] = {}
