@@ -84,6 +84,19 @@ def naming_words(scope: Scope, catalog: Mapping[str, CatalogEntry]) -> list[str]
     return words
 
 
+def shared_naming_words(scope: Scope, catalog: Mapping[str, CatalogEntry]) -> list[str]:
+    """The naming words that name EVERY document in scope (their common title, "对比新旧两版"): inside the scope
+    they match each document alike, so a search for them only ranks title chunks first. A word that names one
+    of several documents in scope ("技术服务合同" beside the company's annual report) still tells them apart and
+    is kept for the search."""
+    words = naming_words(scope, catalog)
+    if len(scope.doc_ids) < 2:
+        return words
+    names = [" ".join([entry.title, PurePath(entry.path).stem, scope.matched.get(doc_id, "")])
+             for doc_id in scope.doc_ids if (entry := catalog.get(doc_id)) is not None]
+    return [w for w in words if w in COMPARE_WORDS or all(w in name for name in names)]
+
+
 def strip_names(question: str, names: Sequence[str], replacement: str = " ") -> str:
     """The question without the words that named its documents ("供应商名录里", "年报中"): the table linker
     must not read them as columns or values. ``replacement``: what stands in their place ("这份文件")."""

@@ -17,7 +17,7 @@ from indexing.registry import INDEXED
 from indexing.summary import SummaryStore, summary_store_path
 from officeqa.settings import Settings
 from prompts.assembler import Material
-from retrieval.answer_texts import based_on, naming_words, scope_notes, summary_note
+from retrieval.answer_texts import based_on, naming_words, scope_notes, shared_naming_words, summary_note
 from retrieval.answering import Answer, HitLike
 from retrieval.catalog import CatalogEntry
 from retrieval.context import QuestionContext, Tools
@@ -111,9 +111,9 @@ class Knowledge(Tools):
         return with_tables[:TABLE_SCOPE_DOCUMENTS]
 
     def retrieve(self, ctx: QuestionContext, query: str, k: int) -> list[HitLike]:
-        """Hits inside the question's scope; the words that chose the scope are not searched for (inside it they
-        match every document alike and rank each one's title chunk first)."""
-        query = without_naming_words(query, naming_words(ctx.scope, ctx.catalog))
+        """Hits inside the question's scope; the words that named every document of the scope are not searched
+        for (inside it they match each document alike and rank each one's title chunk first)."""
+        query = without_naming_words(query, shared_naming_words(ctx.scope, ctx.catalog))
         return list(self.scoped_search(query, ctx.mode, k, ctx.scope))
 
     def scoped_search(self, query: str, mode: str, k: int, scope: Scope) -> list[SearchHit]:

@@ -156,6 +156,11 @@ def _find_reference(ref: str, catalog: Mapping[str, CatalogEntry], by_path: Mapp
     return None
 
 
+#: Words that ask for a company's report itself (beside a document the question names by title).
+_ASKS_FOR_REPORT = re.compile(r"年报|年度报告|半年报|季报|财报|财务报告|annual report|10-k|20-f|financial statements?",
+                              re.IGNORECASE)
+
+
 def resolve_named(question: str, catalog: Mapping[str, CatalogEntry]) -> Scope | None:
     """The documents the question names, or None when it names none (see the module docstring)."""
     if _ALL_DOCUMENTS.search(question):
@@ -166,9 +171,11 @@ def resolve_named(question: str, catalog: Mapping[str, CatalogEntry]) -> Scope |
         return by_name
     if by_name is not None and subjects.doc_ids and by_name.method == "named":
         both = [d for d in by_name.doc_ids if d in subjects.doc_ids]
-        if not both:
-            # "星河智能和蓝海物流签的技术服务合同": the document named is no report of the company named
-            # (a party to it); both stay in scope and retrieval ranks inside them.
+        if not both and not _ASKS_FOR_REPORT.search(question):
+            # "星河智能和蓝海物流签的技术服务合同": the document named is no report of the company named (the company
+            # is a party to it): the question is about the document it names
+            return by_name
+        if not both:  # "星河智能年报里提到的技术服务合同": the report is asked for too; retrieval ranks inside both
             both = list(dict.fromkeys([*by_name.doc_ids, *subjects.doc_ids]))
         matched = {d: subjects.matched.get(d) or by_name.matched.get(d, "") for d in both}
         return Scope("named", both, superseded=by_name.superseded, matched=matched, reasons=by_name.reasons)

@@ -25,3 +25,25 @@ def test_a_query_that_only_names_documents_stays_as_it_is():
 def test_nothing_to_drop_leaves_the_query_unchanged():
     assert without_naming_words("密码长度要求？", []) == "密码长度要求？"
     assert without_naming_words("密码长度要求？", ["x"]) == "密码长度要求？"  # one-character words are kept
+
+
+def test_only_words_naming_every_document_in_scope_are_left_out_of_the_search() -> None:
+    """Two versions titled alike: their title matches both and is dropped; a contract beside a company's annual
+    report: the contract's title tells the two apart and is searched for."""
+    from indexing.profile import DocumentProfile
+    from retrieval.answer_texts import shared_naming_words
+    from retrieval.catalog import CatalogEntry
+    from retrieval.scope import Scope
+
+    def entry(doc_id: str, title: str, path: str) -> CatalogEntry:
+        return CatalogEntry(doc_id, path, DocumentProfile(doc_id=doc_id, title=title))
+
+    versions = {"a": entry("a", "信息安全管理制度", "/kb/制度/信息安全管理制度.docx"),
+                "b": entry("b", "信息安全管理制度", "/kb/归档/信息安全管理制度.docx")}
+    scope = Scope("named", ["a", "b"], matched={"a": "信息安全管理制度", "b": "信息安全管理制度"})
+    assert "信息安全管理制度" in shared_naming_words(scope, versions)
+    mixed = {"c": entry("c", "技术服务合同", "/kb/合同/星河智能-蓝海物流技术服务合同.docx"),
+             "r": entry("r", "2023年年度报告", "/kb/财务/星河智能2023年年度报告.pdf")}
+    scope = Scope("named", ["c", "r"], matched={"c": "技术服务合同", "r": "杭州星河智能科技股份有限公司"})
+    words = shared_naming_words(scope, mixed)
+    assert "技术服务合同" not in words and "2023年年度报告" not in words and "对比" in words

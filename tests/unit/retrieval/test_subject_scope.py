@@ -122,3 +122,18 @@ def test_versions_need_one_title_one_subject_and_shared_text_and_say_why() -> No
     kept, superseded, reasons = versions_of(["p1", "p2", "p3"], catalog)
     assert superseded == {"p1": "p2"} and "p3" in kept
     assert "V3.0" in reasons["p1"] and "in common" in reasons["p1"]
+
+
+def _contract(doc_id: str, title: str) -> CatalogEntry:
+    profile = DocumentProfile(doc_id=doc_id, title=title, family=family_key(title, ""),
+                              signature=text_signature([f"{title} 合同条款" * 50]))
+    return CatalogEntry(doc_id, f"/kb/合同/{title}.docx", profile)
+
+
+def test_a_document_named_by_title_beside_a_party_company_is_the_scope() -> None:
+    """The company a contract names is a party to it: its annual report joins the scope only when asked for."""
+    catalog = {**CATALOG, "ct": _contract("ct", "航天电器-蓝海物流技术服务合同")}
+    scope = resolve_named("航天电器和蓝海物流签的技术服务合同，第二期款什么时候付？", catalog)
+    assert scope is not None and scope.doc_ids == ["ct"]
+    both = resolve_named("航天电器年报里提到的技术服务合同，第二期款什么时候付？", catalog)
+    assert both is not None and set(both.doc_ids) == {"ct", "ht19"}
