@@ -4,7 +4,9 @@ Why: "Did Brave Bison mention any acquisitions?", "年报中是否提到回购�
 extractive answer quotes the best-matching sentences whatever they are; here the same sentences
 decide: when they hold enough of the question's *topic* words (:data:`MIN_COVERAGE`; the words that
 named the company or document, "annual report", "mention", "did" are no topic) the answer is "Yes"
-followed by them, else "Not found". With a model the model answers (it reads the same materials).
+followed by them; when no passage answers, "Not found"; when passages answer part of the topic, the
+extractive answerer quotes them (a wrong "Not found" is worse than quotes the reader judges). With a
+model the model answers (it reads the same materials).
 """
 
 from __future__ import annotations
@@ -43,6 +45,11 @@ class YesNo:
         failure = ctx.failure or NoModel()
         notice = notice_for(failure.reason, ctx.language)
         coverage = topic_coverage(ctx, extractive.sentences) if extractive is not None and extractive.found else 0.0
+        if extractive is not None and extractive.found and coverage < MIN_COVERAGE:
+            # passages answer part of the topic ("坐飞机" / "乘坐飞机"): neither "Yes" nor "Not found" is sure, so
+            # the extractive answerer quotes them and the reader judges
+            ctx.meta["yes_no"] = {"answer": "undecided", "coverage": round(coverage, 3), "min_coverage": MIN_COVERAGE}
+            return None
         if extractive is not None and coverage >= MIN_COVERAGE:
             verdict = "yes"
             text = "\n".join([message("yes_no_yes", ctx.language), _quotes(extractive.text)])

@@ -81,8 +81,9 @@ def test_no_answer_citation_or_refusal_without_a_model_shows_a_server_path(knowl
         _assert_no_server_path(answer, root, data, root.parent)
     listed, refused = answers[0], answers[1]
     assert "- 销售/2023/orders.csv（CSV）" in listed.text
-    assert refused.metadata["handler"]["outcome"] == "refused" and "销售/2024/orders.csv" in refused.text
-    assert str(root) in str(refused.metadata["handler"])  # owners still find the full path in the metadata
+    # the tied tables are named by the shortest part of their path that tells them apart, never the server path
+    assert refused.metadata["handler"]["outcome"] == "refused" and "2024/orders.csv · 表1" in refused.text
+    assert str(root) in str(refused.metadata["scope"])  # owners still find the full path in the metadata
     assert any(c.path.startswith(str(root)) for a in answers for c in a.citations)
 
 
