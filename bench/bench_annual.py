@@ -61,12 +61,12 @@ def _index_seconds(settings: Settings, kb_dir: Path, data: Path, facts: bool) ->
 
 def _extraction_seconds(settings: Settings) -> tuple[float, int, int]:
     """Seconds to extract the facts of every stored document again (the part facts add), pages, facts."""
-    from indexing.knowledge_base import KnowledgeBase
     from indexing.registry import INDEXED
     from indexing.reports import extract_report
+    from indexing.storage import open_knowledge_base
 
     seconds, pages, facts = 0.0, 0, 0
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         for record in kb.registry.documents(statuses=[INDEXED]):
             parsed = kb.documents.get(record.doc_id)
             if parsed is None:

@@ -13,8 +13,8 @@ from eval.answer_metrics import check_expectation
 from eval.kb.pdf_docs import annual_report
 from eval.kinds import outcome_of, page_cited
 from eval.tasks import load_tasks
-from indexing.knowledge_base import KnowledgeBase
 from indexing.registry import INDEXED
+from indexing.storage import open_knowledge_base
 from officeqa.scripts import detect_language
 from officeqa.settings import EmbeddingSettings, Settings
 from retrieval.reports.answerer import ROUTE, ReportCache, answer_with_facts
@@ -30,14 +30,14 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, Path]:
     docs.mkdir()
     (docs / NAME).write_bytes(annual_report())
     settings = Settings(data_dir=root / "data", embedding=EmbeddingSettings(backend="hash"))
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         assert not kb.index_paths([docs]).failed
     return settings, docs
 
 
 def _outcomes(settings: Settings, docs: Path) -> dict[str, dict[str, int]]:
     table: dict[str, dict[str, int]] = {}
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         documents = {r.doc_id: r.path for r in kb.registry.documents(statuses=[INDEXED])}
         cache = ReportCache()
         for task in load_tasks(ANNUAL / "ci.jsonl"):

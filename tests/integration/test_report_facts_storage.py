@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from postgres_server import new_schema
 
-from indexing.knowledge_base import KnowledgeBase
 from indexing.reports import report_of
+from indexing.storage import open_knowledge_base
 from officeqa.settings import ChunkingSettings, EmbeddingSettings, Settings, StorageSettings
 
 REPORT = """# 星河智能科技股份有限公司 2023 年年度报告
@@ -50,7 +50,7 @@ def test_facts_are_stored_with_the_document_and_removed_with_it(
     path = docs / "星河智能2023年年度报告.md"
     path.write_text(REPORT, encoding="utf-8")
     settings = _settings(backend, tmp_path, dsn)
-    with KnowledgeBase.open(settings) as kb:
+    with open_knowledge_base(settings) as kb:
         assert not kb.index_paths([docs]).failed
         record = kb.registry.get(str(path.resolve()))
         assert record is not None
@@ -69,7 +69,7 @@ def test_the_setting_turns_facts_off(tmp_path: Path) -> None:
     docs.mkdir()
     path = docs / "report.md"
     path.write_text(REPORT, encoding="utf-8")
-    with KnowledgeBase.open(_settings("embedded", tmp_path, None, facts=False)) as kb:
+    with open_knowledge_base(_settings("embedded", tmp_path, None, facts=False)) as kb:
         kb.index_paths([docs])
         record = kb.registry.get(str(path.resolve()))
         assert record is not None and report_of(kb.documents.get(record.doc_id)) is None
@@ -84,7 +84,7 @@ def test_one_cache_serves_two_knowledge_bases_holding_the_same_file(tmp_path: Pa
     cache = ReportCache()
     answers = []
     for name, facts in (("with", True), ("without", False)):
-        with KnowledgeBase.open(_settings("embedded", tmp_path / name, None, facts=facts)) as kb:
+        with open_knowledge_base(_settings("embedded", tmp_path / name, None, facts=facts)) as kb:
             kb.index_paths([docs])
             documents = {r.doc_id: r.path for r in kb.registry.documents()}
             answers.append(
