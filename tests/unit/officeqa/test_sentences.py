@@ -6,7 +6,7 @@ from itertools import pairwise
 
 import pytest
 
-from indexing.chunking import sentences as chunker_sentences
+from indexing.chunking import document as chunker_document
 from officeqa.sentences import End, protected_spans, sentence_pieces, split_sentences
 from prompts.assembler import cut_at_sentence_end
 from prompts.assembler import split_sentences as prompt_split
@@ -17,7 +17,7 @@ CITED = "根据《关于合同管理。若干问题的规定》第三条执行�
 
 
 def _chunker_texts(text: str) -> list[str]:
-    return [text[s.start : s.end] for s in chunker_sentences.split_sentences(text)]
+    return [text[s.start : s.end] for s in chunker_document.split_sentences(text)]
 
 
 @pytest.mark.parametrize(
@@ -35,9 +35,11 @@ def test_chunker_and_prompts_split_quotes_and_abbreviations_alike(text: str, exp
     assert "".join(prompt_split(text)) == text  # the prompt form keeps every character
 
 
-def test_the_chunker_module_re_exports_the_one_splitter() -> None:
-    assert chunker_sentences.split_sentences is split_sentences
-    assert chunker_sentences.protected_spans is protected_spans
+def test_the_chunker_cuts_with_the_one_splitter() -> None:
+    """No copy and no re-export: the chunker imports the splitter the question path uses."""
+    assert chunker_document.split_sentences is split_sentences
+    assert [(s.start, s.end) for s in split_sentences(QUOTED)] == [(0, 15), (15, len(QUOTED))]
+    assert protected_spans(QUOTED)
 
 
 def test_prompt_truncation_never_cuts_inside_a_quote() -> None:
