@@ -14,12 +14,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from browser_helpers import CHROMIUM, require_chromium
 from live_server import serve
 from playwright.sync_api import sync_playwright
 from server_helpers import make_settings, wait_indexed
@@ -27,7 +27,6 @@ from server_helpers import make_settings, wait_indexed
 from eval.fake_ollama import FakeOllama
 from server.app import create_app
 
-CHROMIUM = "/usr/bin/chromium"
 WAIT_MS = 180_000  # a hang guard for a busy CI machine, not a speed requirement
 NOTE = "# 报销\n\n报销需在出差结束后十日内提交。\n".encode()
 
@@ -83,15 +82,6 @@ class _AttackSite:
 
 
 @pytest.fixture(scope="module")
-def fake() -> Iterator[FakeOllama]:
-    server = FakeOllama().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory, fake: FakeOllama) -> Iterator[str]:
     root = tmp_path_factory.mktemp("cross-origin")
     with serve(create_app(make_settings(root, ollama_url=fake.url, allowed_hosts=[]))) as url:
@@ -102,8 +92,7 @@ def base_url(tmp_path_factory: pytest.TempPathFactory, fake: FakeOllama) -> Iter
 
 
 def test_another_site_cannot_upload_ask_or_read(base_url: str, fake: FakeOllama) -> None:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: scripts/setup test installs Debian's chromium (apt-packages-test.txt)")
+    require_chromium()
     port = urlsplit(base_url).port
     site = _AttackSite(ATTACK_PAGE.format(target=base_url))
     asked = len(fake.chat_requests())

@@ -19,16 +19,12 @@ from pathlib import Path
 import httpx
 import pytest
 from live_server import serve
-from playwright.sync_api import sync_playwright
 from server_helpers import make_settings
 
 from eval.fake_ollama import FakeOllama, Reply
 from server.app import create_app
 from server.cli import main
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser" / "layout"
 WAIT_MS = 180_000  # a hang guard for a busy CI machine, not a speed requirement
 CORPUS_FILE = Path("md") / "zh_分布式训练技术原理.md"
@@ -48,31 +44,10 @@ OVERFLOW = """() => {
 
 
 @pytest.fixture(scope="module")
-def fake() -> Iterator[FakeOllama]:
-    server = FakeOllama().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory, fake: FakeOllama) -> Iterator[str]:
     root = tmp_path_factory.mktemp("layout")
     with serve(create_app(make_settings(root, ollama_url=fake.url))) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: scripts/setup test installs Debian's chromium (apt-packages-test.txt)")
-    with sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield instance
-        finally:
-            instance.close()
 
 
 def no_sideways_scroll(page, step: str) -> None:
