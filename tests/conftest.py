@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from eval.fake_ollama import FakeOllama
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = (REPO_ROOT / ".." / "shared").resolve()
 
@@ -40,8 +42,16 @@ def corpus_dir(shared_dir: Path) -> Path:
 @pytest.fixture
 def fake_ollama():
     """A fake Ollama server on 127.0.0.1 (eval/fake_ollama.py), stopped after the test."""
-    from eval.fake_ollama import FakeOllama
+    server = FakeOllama().start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeOllama]:
+    """One fake Ollama server shared by the tests of a module (a server and its knowledge base live as long)."""
     server = FakeOllama().start()
     try:
         yield server

@@ -34,15 +34,6 @@ ASK_KEYS = {"answer", "mode", "notice", "question", "standalone_question", "lang
 
 
 @pytest.fixture(scope="module")
-def fake() -> Iterator[FakeOllama]:
-    server = FakeOllama().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("chat")
 

@@ -25,15 +25,6 @@ POLICY = "# 报销制度\n\n## 第三条 时限\n\n报销需在出差结束后�
 
 
 @pytest.fixture(scope="module")
-def fake() -> Iterator[FakeOllama]:
-    server = FakeOllama().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory, fake: FakeOllama) -> Iterator[str]:
     root: Path = tmp_path_factory.mktemp("openai")
     with serve(create_app(make_settings(root, ollama_url=fake.url))) as url:

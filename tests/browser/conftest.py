@@ -8,17 +8,6 @@ import pytest
 from browser_helpers import ARGS, CHROMIUM, require_chromium
 from playwright.sync_api import sync_playwright
 
-from eval.fake_ollama import FakeOllama
-
-
-@pytest.fixture(scope="module")
-def fake() -> Iterator[FakeOllama]:
-    server = FakeOllama().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
