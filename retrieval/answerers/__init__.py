@@ -20,6 +20,7 @@ from retrieval.answerers.extractive import RetrievalExtractive
 from retrieval.answerers.linked_tables import LinkedTables
 from retrieval.answerers.model import RetrievalWithModel
 from retrieval.answerers.model_tables import ModelTablePlan
+from retrieval.answerers.named_facts import NamedFacts
 from retrieval.answerers.not_in_kb import NotInKnowledgeBase
 from retrieval.answerers.report_facts import ReportFacts
 from retrieval.answerers.rule import RuleHandler
@@ -47,6 +48,7 @@ ANSWERERS: tuple[Answerer, ...] = (
     DocumentList(),  # "which documents do you have?": the catalog
     NotInKnowledgeBase(),  # a company no document is about: said, not answered from another company's report
     ReportFacts(),  # figures, ratios and "not in this report" from the facts of the reports in scope
+    NamedFacts(),  # 法定代表人, 会计师事务所, auditor, CEO…: the report's key-value rows, sentences and signatures
     SummaryTree(),  # whole-document questions: the summary trees (missing ones are queued)
     StoredTables(),  # count / aggregate / list routes: the stored tables
     RuleHandler(),  # the other L0 handlers over the stored parsed documents

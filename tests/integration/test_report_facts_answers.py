@@ -80,3 +80,4 @@ def test_the_question_service_answers_figures_from_facts_before_retrieval(indexe
         assert refused.metadata["report_facts"]["kind"] == "not_in_report" and "2022–2023" in refused.text
         other = service.ask("公司的法定代表人是谁？")  # not a figure: the next answerers take it
         assert "report_facts" not in other.metadata
+        assert "林国栋" in other.text and "named_facts" in other.metadata  # the named-facts answerer, from 公司简介

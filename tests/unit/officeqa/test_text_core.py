@@ -50,3 +50,16 @@ def test_word_lists_load_without_comments_and_keep_order() -> None:
 def test_unknown_word_list_names_the_shipped_ones() -> None:
     with pytest.raises(KeyError, match="question_words"):
         word_list("questions")
+
+
+def test_phrase_tables_keep_phrases_with_spaces_grouped_by_kind_and_key() -> None:
+    from officeqa.words import PHRASE_TABLES, phrase_table
+
+    for name in PHRASE_TABLES:
+        table = phrase_table(name)
+        assert table and all(groups and all(groups.values()) for groups in table.values()), name
+    fields = phrase_table("report_fields")
+    assert "address of principal executive offices" in fields["label"]["office_address"]
+    assert "公司的法定代表人" in fields["label"]["legal_rep"] and "法定代表人" in fields["ask"]["legal_rep"]
+    with pytest.raises(KeyError, match="report_fields"):
+        phrase_table("report_field")

@@ -1,0 +1,60 @@
+"""All named facts of one stored report, chosen per field, cached by document id.
+
+Why at question time and not at indexing: the fields are read from the stored parsed document in a few
+milliseconds (the first pages' tables and lines, sentence patterns over the text), so indexing stays as fast
+as it was; a document id is its content hash, so what was read once stays true for the process.
+
+Which reading wins for a field: a key-value row (公司简介, the cover) over a sentence over a signature, and
+the first in page order among equals (公司简介 comes before any later table that repeats a label).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+
+from officeqa.domain import ParsedDocument
+from retrieval.named_facts.facts import NamedFact
+from retrieval.named_facts.layout import layout_facts
+from retrieval.named_facts.prose import prose_facts
+from retrieval.named_facts.roles import role_facts
+
+__all__ = ["FactCache", "read_facts"]
+
+_RANK = {"table": 0, "line": 1, "sentence": 2, "signature": 3}
+_CACHED = 256
+
+
+def read_facts(document: ParsedDocument) -> dict[str, list[NamedFact]]:
+    """Field -> the document's readings of it, best first (see the module docstring)."""
+    readings = [*layout_facts(document.blocks), *prose_facts(document.blocks), *role_facts(document.blocks)]
+    by_field: dict[str, list[NamedFact]] = {}
+    for fact in readings:
+        by_field.setdefault(fact.field, []).append(fact)
+    for field, facts in by_field.items():
+        facts.sort(key=lambda f: (_RANK.get(f.source, 9), f.page if f.page is not None else 1 << 30))
+        unique: dict[str, NamedFact] = {}
+        for fact in facts:
+            unique.setdefault(fact.value, fact)
+        by_field[field] = list(unique.values())
+    return by_field
+
+
+class FactCache:
+    """Named facts by document id (a content hash: what was read stays true), bounded."""
+
+    def __init__(self) -> None:
+        self._facts: dict[str, Mapping[str, list[NamedFact]]] = {}
+        self._lock = threading.Lock()
+
+    def facts(self, doc_id: str, document: ParsedDocument) -> Mapping[str, list[NamedFact]]:
+        with self._lock:
+            known = self._facts.get(doc_id)
+        if known is not None:
+            return known
+        facts = read_facts(document)
+        with self._lock:
+            if len(self._facts) >= _CACHED:
+                self._facts.pop(next(iter(self._facts)))
+            self._facts[doc_id] = facts
+        return facts
