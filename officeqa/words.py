@@ -22,7 +22,7 @@ __all__ = ["PHRASE_TABLES", "WORD_LISTS", "phrase_table", "word_list", "word_set
 #: The shipped lists, by name (the file is ``<name>.txt``).
 WORD_LISTS = ("comparison_words", "interrogatives", "question_words", "stop_words")
 #: The shipped phrase tables, by name (the file is ``<name>.txt``).
-PHRASE_TABLES = ("report_fields",)
+PHRASE_TABLES = ("report_fields", "report_sections")
 
 
 @cache

@@ -28,12 +28,19 @@ Contract for the question service (the ``summary_tree`` L0 route: "总结", "概
   any material was made by the extractive summariser (the service should say so).
 * ``context.named``: titles of the sections the question named (empty when none matched:
   a question naming a chapter the documents lack gets the document summaries only).
+* ``sections``: section-title phrases the caller read from the question's topic, best first
+  ("有哪些风险" -> "面临的风险", "风险因素", …; ``retrieval.report_sections``). The sections whose titles
+  hold one (at most :data:`TOPIC_SECTIONS` per document, the best phrase first, then the earliest)
+  count as named; when any is found the document summaries are left out, so the answer is the
+  sections' own (a report's root summary says little about its risks), with no other related section.
+  ``context.topic`` lists their titles, ``context.topic_chunks`` their chunk ids (to quote their text).
 """
 
 from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -51,6 +58,8 @@ TokenCount = Callable[[str], int]
 MATERIAL_OVERHEAD_TOKENS = 8
 MAX_SECTIONS = 12
 MIN_TRUNCATED_TOKENS = 32
+#: Sections per document a topic question is answered from (the best title matches).
+TOPIC_SECTIONS = 2
 
 #: Words that say "summarise" and nothing about what to look at.
 _GENERIC = frozenset([
@@ -83,6 +92,8 @@ class SummaryContext:
     language: str
     named: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    topic: list[str] = field(default_factory=list)
+    topic_chunks: list[str] = field(default_factory=list)
     extractive: bool = False
     tokens: int = 0
 
@@ -95,6 +106,7 @@ def summary_materials(
     *,
     count: TokenCount | None = None,
     max_sections: int = MAX_SECTIONS,
+    sections: Sequence[str] = (),
 ) -> SummaryContext:
     """Materials and a no-model answer for a global question over ``doc_ids`` (contract: module docstring)."""
     count = count or default_token_counter().count
@@ -108,9 +120,11 @@ def summary_materials(
         else:
             trees.append(tree)
     picker = _Picker(budget_tokens, count)
-    for tree in trees:
-        picker.add(tree, tree.root, force=True)
-    named = _named_nodes(question, trees)
+    topic = _titled_nodes(trees, sections)
+    if not topic:
+        for tree in trees:
+            picker.add(tree, tree.root, force=True)
+    named = _outermost([*topic, *(n for n in _named_nodes(question, trees) if n not in topic)])
     for tree, node in named:
         picker.add(tree, node, force=True)
     for tree, node in named:
@@ -118,7 +132,8 @@ def summary_materials(
             picker.add(tree, child)
     exclude = {(t.doc_id, n.id) for t, n in named}
     named_words = " ".join(node.title for _, node in named)
-    for tree, node in _related_nodes(question, trees, exclude, named_words)[:max_sections]:
+    related = [] if topic else _related_nodes(question, trees, exclude, named_words)  # a topic's sections suffice
+    for tree, node in related[:max_sections]:
         picker.add(tree, node)
     materials = [m for m, _ in picker.chosen]
     return SummaryContext(
@@ -127,6 +142,8 @@ def summary_materials(
         language=language,
         named=[node.title for _, node in named],
         missing=missing,
+        topic=[node.title for _, node in topic],
+        topic_chunks=[chunk for _, node in topic for chunk in node.chunk_ids],
         extractive=any(m.meta.get("extractive") for m in materials),
         tokens=picker.used,
     )
@@ -249,9 +266,58 @@ def _named_nodes(question: str, trees: list[SummaryTree]) -> list[tuple[SummaryT
             by_words = len(words) >= 2 and words in folded and words not in _GENERIC
             if by_ordinal or by_words:
                 found.append((tree, node))
-    # a named section's own named descendants add nothing: keep the outermost
+    return _outermost(found)
+
+
+def _outermost(found: list[tuple[SummaryTree, SummaryNode]]) -> list[tuple[SummaryTree, SummaryNode]]:
+    """A named section's own named descendants add nothing: keep the outermost."""
     ids = {(t.doc_id, n.id) for t, n in found}
     return [(t, n) for t, n in found if not _has_ancestor_in(t, n, ids)]
+
+
+_ORDINAL_PREFIX = re.compile(
+    r"^\s*(?:第\s*[零〇一二两三四五六七八九十百\d]+\s*[章节部分篇]|[零〇一二三四五六七八九十]+\s*[、.．]|"
+    r"[（(]\s*[一二三四五六七八九十\d]+\s*[)）]|\d+(?:\.\d+)*\s*[、.．]?|item\s+\d+[a-z]?\s*[.:]?)\s*",
+    re.IGNORECASE,
+)
+
+
+_NUMERAL = r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})"
+_PART_START = rf"(?:^|[。;\s])\s*(?:{_NUMERAL}\s*[、.]|[(（]\s*{_NUMERAL}\s*[)）])\s*[^。;\s]{{0,6}}"
+
+
+def _heads_a_part(text: str, phrase: str) -> bool:
+    """``phrase`` opens a numbered part of ``text`` ("。 4、未来可能面对的风险…"), not a mention of one
+    ("详见“九、4、未来可能面对的风险”")."""
+    pattern = _PART_START + re.escape(unicodedata.normalize("NFKC", phrase))
+    return re.search(pattern, unicodedata.normalize("NFKC", text), re.IGNORECASE) is not None
+
+
+def _titled_nodes(trees: list[SummaryTree], phrases: Sequence[str]) -> list[tuple[SummaryTree, SummaryNode]]:
+    """Per document, the sections whose titles hold one of ``phrases``: best phrase first, then the earliest page,
+    at most :data:`TOPIC_SECTIONS` (a section inside a chosen one is not counted). A section whose summary holds
+    a phrase comes after every title match (its heading was not detected: "4、未来可能面对的风险" inside a chunk)."""
+    folded = [p for p in (_fold(x) for x in phrases) if p]
+    found: list[tuple[SummaryTree, SummaryNode]] = []
+    for tree in trees if folded else []:
+        ranked = []
+        for node in tree.nodes:
+            if node.parent is None or node.kind != "section":
+                continue
+            title = _fold(_ORDINAL_PREFIX.sub("", node.title))
+            rank = next((i for i, phrase in enumerate(folded) if phrase in title), None)
+            if rank is None:
+                parts = (len(folded) + i for i, phrase in enumerate(phrases) if _heads_a_part(node.summary, phrase))
+                rank = next(parts, None)
+            if rank is not None:
+                ranked.append((rank, node.span.page or 0, node.level, node))
+        chosen: list[tuple[SummaryTree, SummaryNode]] = []
+        for *_, node in sorted(ranked, key=lambda item: item[:3]):
+            ids = {(tree.doc_id, n.id) for _, n in chosen}
+            if not _has_ancestor_in(tree, node, ids) and len(chosen) < TOPIC_SECTIONS:
+                chosen.append((tree, node))
+        found.extend(chosen)
+    return found
 
 
 def _has_ancestor_in(tree: SummaryTree, node: SummaryNode, ids: set[tuple[str, str]]) -> bool:
@@ -318,7 +384,8 @@ def _answer(chosen: list[tuple[Material, SummaryNode]], language: str) -> str:
             sections_header = False
             continue
         if not sections_header:
-            lines.append("")
+            if lines:
+                lines.append("")
             lines.append("相关章节：" if language == "zh" else "Relevant sections:")
             sections_header = True
         if not where or where == node.title:

@@ -122,6 +122,18 @@ def test_a_question_about_a_topic_ranks_the_sections_that_discuss_it(store: Summ
     assert "0.4.2" not in ids  # nothing about risk there
 
 
+def test_topic_titles_pick_their_sections_without_the_root_or_unrelated_ones(store: SummaryStore) -> None:
+    """A report-topic question's title words ("风险管理" for "有哪些风险") select that section and its children only;
+    a better title word wins over a worse one, and words no title holds leave the plain behaviour."""
+    risks = summary_materials(store, "有哪些风险", ["docA"], budget_tokens=2000, sections=["面临的风险", "风险管理"])
+    assert [m.meta["node_id"] for m in risks.materials] == ["0.3"] and risks.topic == ["第三章 风险管理"]
+    assert risks.answer.startswith("相关章节：") and "摘要" not in risks.answer
+    both = summary_materials(store, "经营情况", ["docA"], budget_tokens=2000, sections=["经营情况", "公司治理"])
+    assert [m.meta["node_id"] for m in both.materials] == ["0.1", "0.4", "0.1.1", "0.1.2", "0.4.1", "0.4.2"]
+    none = summary_materials(store, "总结一下这份年报", ["docA"], budget_tokens=2000, sections=["分部信息"])
+    assert none.topic == [] and none.materials[0].meta["node_id"] == "0"
+
+
 def test_the_budget_is_kept_and_the_document_summary_is_cut_rather_than_dropped(store: SummaryStore) -> None:
     context = summary_materials(store, "总结", ["docA"], budget_tokens=60)
     assert [m.meta["node_id"] for m in context.materials] == ["0"]

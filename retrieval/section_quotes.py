@@ -1,0 +1,88 @@
+"""With no model, a report-topic answer ("有哪些风险", "发展战略和经营计划", "main risk factors") quotes, after the
+sections' summaries, the parts of those sections' own text that name the topic: each numbered head that names it
+("（1）市场风险：", "2、公司发展战略") with the start of the paragraph under it, and each enumerating paragraph that
+names it ("…factors: …; …; …"). Read from the chunks of the sections the summary tree chose, not the whole report.
+
+Why: an extractive section summary is a few central sentences, and a list of risks or plans is rarely central
+(each item is said once); the items' heads are the answer a reader looks for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from retrieval.citations import Citation, citation_from_metadata
+from retrieval.knowledge import Knowledge
+
+__all__ = ["MAX_CHUNKS", "MAX_POINTS", "section_quotes"]
+
+#: Chunks of the chosen sections read (a section of a 300-page report is a few pages).
+MAX_CHUNKS = 24
+#: Quoted parts at most, and characters per part.
+MAX_POINTS = 8
+MAX_CHARS = 1200
+_HEAD_CHARS = 40
+_UNDER_CHARS = 160
+_HEAD = re.compile(r"^\s*(?:[（(]\s*[\d一二三四五六七八九十]{1,3}\s*[)）]|[\d一二三四五六七八九十]{1,3}\s*[、.．])")
+_SENTENCE_END = re.compile(r"(?<=[。！？!?])|(?<=\.)\s")
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [p.strip() for p in re.split(r"\n+", text) if p.strip()]
+
+
+def _start(paragraph: str) -> str:
+    """The paragraph's first sentences within :data:`_UNDER_CHARS` characters (the first one cut when longer)."""
+    taken = ""
+    for sentence in (s for s in _SENTENCE_END.split(paragraph) if s.strip()):
+        if taken and len(taken) + len(sentence) > _UNDER_CHARS:
+            break
+        taken += sentence
+    taken = taken.strip()
+    return taken if len(taken) <= _UNDER_CHARS else taken[:_UNDER_CHARS] + "…"
+
+
+def _points(paragraphs: list[tuple[str, str]], words: Sequence[str]) -> list[tuple[str, str]]:
+    """(part, chunk id): heads naming the topic with the start of what follows them (in the next chunk too),
+    and enumerating paragraphs naming it."""
+    found: list[tuple[str, str]] = []
+    for i, (paragraph, chunk_id) in enumerate(paragraphs):
+        lowered = paragraph.lower()
+        if not any(w in lowered for w in words):
+            continue
+        if len(paragraph) <= _HEAD_CHARS and _HEAD.match(paragraph):
+            under = _start(paragraphs[i + 1][0]) if i + 1 < len(paragraphs) else ""
+            found.append((f"{paragraph} {under}".strip(), chunk_id))
+        elif _HEAD.match(paragraph) and any(w in lowered[:_HEAD_CHARS // 2] for w in words):
+            found.append((_start(paragraph), chunk_id))  # "1、业绩波动风险公司染料行业…": a head run into its text
+        elif len(re.findall(r"[;；]", paragraph)) >= 3:
+            found.append((paragraph if len(paragraph) <= MAX_CHARS else paragraph[:MAX_CHARS] + "…", chunk_id))
+    return found
+
+
+def section_quotes(knowledge: Knowledge, chunk_ids: Sequence[str], words: Sequence[str],
+                   offset: int) -> tuple[list[str], list[Citation]]:
+    """Quoted lines ("- part [n]", n from ``offset`` + 1) and their citations; none when no part names a word."""
+    ids = list(dict.fromkeys(chunk_ids))[:MAX_CHUNKS]
+    fetched = knowledge.kb.fetch(ids) if ids and words else {}
+    paragraphs: list[tuple[str, str]] = []  # the sections' text in order, chunk overlaps read once
+    for chunk_id in (c for c in ids if c in fetched):
+        known = {p for p, _ in paragraphs[-40:]}
+        paragraphs.extend((p, chunk_id) for p in _paragraphs(fetched[chunk_id][0]) if p not in known)
+    lines: list[str] = []
+    citations: list[Citation] = []
+    seen: list[str] = []
+    for point, chunk_id in _points(paragraphs, [w.lower() for w in words]):
+        if len(lines) >= MAX_POINTS or any(point in s or s in point for s in seen):
+            continue
+        seen.append(point)
+        n = offset + len(citations) + 1
+        meta = fetched[chunk_id][1]
+        citations.append(citation_from_metadata(n, chunk_id, str(meta.get("doc_id", "")), meta, point))
+        lines.append(f"- {_one_line(point)} [{n}]")
+    return lines, citations
+
+
+def _one_line(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()

@@ -1,0 +1,55 @@
+"""Report-topic questions through the question service with no model ("有哪些风险", "发展战略和经营计划"), over the
+eval's generated 年度报告 really indexed with its extractive summary tree: answered from the tree's section on the
+topic (not its root summary), then that section's own items quoted, each cited with its page.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from eval.harness import build_summary_trees
+from eval.kb.pdf_docs import annual_report
+from indexing.storage import open_knowledge_base
+from officeqa.settings import EmbeddingSettings, Settings
+from retrieval.service import QuestionService
+
+NAME = "星河智能2023年年度报告.pdf"
+RISKS = ("技术迭代风险", "市场竞争加剧风险", "客户集中度风险", "应收账款回收风险", "核心人才流失风险",
+         "原材料价格波动风险")
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("topics")
+    docs = root / "kb"
+    docs.mkdir()
+    (docs / NAME).write_bytes(annual_report())
+    settings = Settings(data_dir=root / "data", embedding=EmbeddingSettings(backend="hash"))
+    with open_knowledge_base(settings) as kb:
+        assert not kb.index_paths([docs]).failed
+        build_summary_trees(kb)
+    with QuestionService.open(settings) as opened:
+        yield opened, docs
+
+
+def test_risks_come_from_the_risk_section_with_its_items_quoted(service) -> None:
+    answer = service[0].ask("星河智能年报中提示了哪些主要风险？")
+    summary = answer.metadata["summary"]
+    assert answer.metadata["route"]["route"] == "summary_tree" and answer.mode == "extractive"
+    assert any("可能面对的风险" in title for title in summary["topic_sections"]), summary
+    assert "摘要：" not in answer.text  # the document's root summary is not the answer to a topic question
+    named = [risk for risk in RISKS if risk in answer.text]
+    assert len(named) >= 5, answer.text
+    risk_pages = {c.page for c in answer.citations if any(r in c.quote for r in RISKS)}
+    assert risk_pages and None not in risk_pages and str(service[1]) not in answer.text
+
+
+def test_strategy_and_plan_come_from_the_outlook_section(service) -> None:
+    answer = service[0].ask("星河智能的发展战略和经营计划是什么？")
+    assert answer.metadata["route"]["route"] == "summary_tree", answer.text
+    assert "算法驱动、软硬一体" in answer.text and "新增行业标杆客户30家以上" in answer.text
+
+
+def test_an_amount_about_a_topic_is_not_a_summary(service) -> None:
+    answer = service[0].ask("星河智能前五名客户销售额占比是多少？")  # names a risk's subject, asks an amount
+    assert "topic_sections" not in answer.metadata.get("summary", {})
