@@ -16,6 +16,9 @@ from retrieval.named_facts.fields import PERSON_FIELDS, asked_fields, fold
 
 __all__ = ["wanted_fields"]
 
+#: Fields that are identifiers: "股票代码是多少" asks for the code, not an amount.
+_IDENTIFIERS = frozenset(["stock_code", "short_name", "exchange", "website", "email", "full_name", "english_name",
+                          "registered_address", "office_address"])
 _PER_SHARE = re.compile(r"每\s*(?:10|十)?\s*股|per\s+(?:common\s+)?share", re.IGNORECASE)
 _WHO = re.compile(r"谁|姓名|名字|哪位|是|叫|\bwho\b|\bwhom\b|\bname\b|\bnamed\b", re.IGNORECASE)
 
@@ -45,7 +48,8 @@ def wanted_fields(question: str) -> list[str]:
     blocks = _blocks()
     if _has(folded, blocks.get("other_party", ())):
         return []
-    if _has(folded, blocks.get("amount", ())) and not (fields == ["dividend_plan"] and _PER_SHARE.search(question)):
+    amount = _has(folded, blocks.get("amount", ()))
+    if amount and not set(fields) <= _IDENTIFIERS and not (fields == ["dividend_plan"] and _PER_SHARE.search(question)):
         return []
     if all(f in PERSON_FIELDS for f in fields) and not _WHO.search(question):
         return []
