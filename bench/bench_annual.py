@@ -10,6 +10,7 @@ index times, with the extraction's own seconds beside it (a busy shared machine 
 
     python bench/bench_annual.py [--kb DIR] [--out bench/results/annual.md] [--skip-before]
     python bench/bench_annual.py --rescore bench/results/annual.json   # stored answers, current task files
+    python bench/bench_annual.py --data DIR   # answer over a data folder already indexed (facts on), no indexing
 
 ``--kb`` is a folder holding the reports the tasks name (default: the PDFs of ../shared/annual-dev, copied
 to bench/results/cache/annual-kb so the question file beside them is never indexed). Results are written
@@ -154,6 +155,26 @@ def _rescore(path: Path, out: Path) -> None:
     print("\n".join(lines))
 
 
+def _answer_only(data: Path, kb_dir: Path, out: Path) -> None:
+    """Answer both halves over ``data`` (indexed before); the index times stay those ``out`` already records."""
+    import subprocess
+
+    settings = load_settings()
+    stored = out.with_suffix(".json")
+    previous = json.loads(stored.read_text(encoding="utf-8")) if stored.exists() else {}
+    index = previous.get("index", {})
+    revision = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT,
+                              check=False).stdout.strip()
+    report: dict[str, Any] = {"kb": kb_dir.name, "halves": {}, "index": index, "answered_at": revision}
+    lines = ["# Annual reports, no model (bench/bench_annual.py)", ""]
+    if index:
+        lines += [f"Index times of the last full run (this run answered over an index built before, `--data`): "
+                  f"{index.get('pages')} pages, facts on {index.get('facts_on_s')} s, facts off "
+                  f"{index.get('facts_off_s')} s, ratio {index.get('ratio')}.", ""]
+    _answer_all(settings.model_copy(update={"data_dir": data}), kb_dir, f"answers at {revision}", lines, report, out)
+    print("\n".join(lines))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--kb", type=Path, help="folder of the reports the tasks name")
@@ -161,9 +182,14 @@ def main() -> None:
     parser.add_argument("--skip-before", action="store_true", help="index once (facts on) and answer once")
     parser.add_argument("--before-only", action="store_true", help="index once (facts off) and answer once")
     parser.add_argument("--rescore", type=Path, help="score a stored annual.json against the current task files")
+    parser.add_argument("--data", type=Path, help="a data folder that already holds the reports, indexed with facts "
+                        "on (answering changed, indexing did not): answer once, keep the index times of --out")
     args = parser.parse_args()
     if args.rescore:
         _rescore(args.rescore, args.out)
+        return
+    if args.data:
+        _answer_only(args.data, args.kb or _kb_folder(DEFAULT_SOURCE), args.out)
         return
     kb_dir = args.kb or _kb_folder(DEFAULT_SOURCE)
     settings = load_settings()
