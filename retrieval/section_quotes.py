@@ -24,6 +24,8 @@ MAX_POINTS = 8
 MAX_CHARS = 1200
 _HEAD_CHARS = 40
 _UNDER_CHARS = 160
+#: A head run into its own text ("3、公司行业地位公司是特色原料药企业…") is quoted this far: its text is the item.
+_RUN_INTO_CHARS = 400
 _HEAD = re.compile(r"^\s*(?:[（(]\s*[\d一二三四五六七八九十]{1,3}\s*[)）]|[\d一二三四五六七八九十]{1,3}\s*[、.．])")
 _SENTENCE_END = re.compile(r"(?<=[。！？!?])|(?<=\.)\s")
 
@@ -32,15 +34,15 @@ def _paragraphs(text: str) -> list[str]:
     return [p.strip() for p in re.split(r"\n+", text) if p.strip()]
 
 
-def _start(paragraph: str) -> str:
-    """The paragraph's first sentences within :data:`_UNDER_CHARS` characters (the first one cut when longer)."""
+def _start(paragraph: str, limit: int = _UNDER_CHARS) -> str:
+    """The paragraph's first sentences within ``limit`` characters (the first one cut when longer)."""
     taken = ""
     for sentence in (s for s in _SENTENCE_END.split(paragraph) if s.strip()):
-        if taken and len(taken) + len(sentence) > _UNDER_CHARS:
+        if taken and len(taken) + len(sentence) > limit:
             break
         taken += sentence
     taken = taken.strip()
-    return taken if len(taken) <= _UNDER_CHARS else taken[:_UNDER_CHARS] + "…"
+    return taken if len(taken) <= limit else taken[:limit] + "…"
 
 
 def _points(paragraphs: list[tuple[str, str]], words: Sequence[str]) -> list[tuple[str, str]]:
@@ -55,7 +57,7 @@ def _points(paragraphs: list[tuple[str, str]], words: Sequence[str]) -> list[tup
             under = _start(paragraphs[i + 1][0]) if i + 1 < len(paragraphs) else ""
             found.append((f"{paragraph} {under}".strip(), chunk_id))
         elif _HEAD.match(paragraph) and any(w in lowered[:_HEAD_CHARS // 2] for w in words):
-            found.append((_start(paragraph), chunk_id))  # "1、业绩波动风险公司染料行业…": a head run into its text
+            found.append((_start(paragraph, _RUN_INTO_CHARS), chunk_id))  # "1、业绩波动风险公司…": head run into text
         elif len(re.findall(r"[;；]", paragraph)) >= 3:
             found.append((paragraph if len(paragraph) <= MAX_CHARS else paragraph[:MAX_CHARS] + "…", chunk_id))
     return found

@@ -143,7 +143,7 @@ def summary_materials(
         named=[node.title for _, node in named],
         missing=missing,
         topic=[node.title for _, node in topic],
-        topic_chunks=[chunk for _, node in topic for chunk in node.chunk_ids],
+        topic_chunks=[chunk for tree, node in topic for chunk in _chunks_under(tree, node)],
         extractive=any(m.meta.get("extractive") for m in materials),
         tokens=picker.used,
     )
@@ -284,6 +284,20 @@ _ORDINAL_PREFIX = re.compile(
 
 _NUMERAL = r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})"
 _PART_START = rf"(?:^|[。;\s])\s*(?:{_NUMERAL}\s*[、.]|[(（]\s*{_NUMERAL}\s*[)）])\s*[^。;\s]{{0,6}}"
+
+
+def _chunks_under(tree: SummaryTree, node: SummaryNode) -> list[str]:
+    """The chunk ids of ``node`` and of its descendants, in document order, each once."""
+    chunks: list[str] = list(node.chunk_ids)
+    for child in tree.children(node):
+        chunks.extend(_chunks_under(tree, child))
+    return sorted(dict.fromkeys(chunks), key=_chunk_order)
+
+
+def _chunk_order(chunk_id: str) -> tuple[str, int]:
+    """"<doc>-00036" sorts by its number (chunk ids are numbered in document order)."""
+    head, _, number = chunk_id.rpartition("-")
+    return (head, int(number)) if number.isdigit() else (chunk_id, 0)
 
 
 def _heads_a_part(text: str, phrase: str) -> bool:
