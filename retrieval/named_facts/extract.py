@@ -1,11 +1,11 @@
 """All named facts of one stored report, chosen per field, cached by document id.
 
 Why at question time and not at indexing: the fields are read from the stored parsed document in a few
-milliseconds (the first pages' tables and lines, sentence patterns over the text), so indexing stays as fast
+tenths of a second (the first pages' tables and lines, sentence patterns over the text), so indexing stays as fast
 as it was; a document id is its content hash, so what was read once stays true for the process.
 
-Which reading wins for a field: a key-value row (公司简介, the cover) over a sentence over a signature, and
-the first in page order among equals (公司简介 comes before any later table that repeats a label).
+Which reading wins for a field: a key-value row (公司简介, the cover) over a sentence over a people table over a
+signature, and the first in page order among equals (公司简介 comes before any later table that repeats a label).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from retrieval.named_facts.roles import role_facts
 
 __all__ = ["FactCache", "read_facts"]
 
-_RANK = {"table": 0, "line": 1, "sentence": 2, "signature": 3}
+_RANK = {"table": 0, "line": 1, "sentence": 2, "people": 3, "signature": 4}
 _CACHED = 256
 
 

@@ -35,7 +35,7 @@ class NamedFact:
     label: str
     page: int | None
     quote: str
-    source: str  # "table", "line", "sentence", "signature"
+    source: str  # "table", "line", "sentence", "people" (a 姓名 | 职务 table), "signature"
 
 
 def looks_like_person(value: str) -> bool:

@@ -68,4 +68,4 @@ def _holder(person: str, titles: str, row: list[str], page: int | None) -> Itera
     for part in _TITLE_PARTS.split(titles):
         field = label_field(part.strip())
         if field in _ROLE_FIELDS:
-            yield NamedFact(field, person, part.strip(), page, " | ".join(c for c in row if c), "table")
+            yield NamedFact(field, person, part.strip(), page, " | ".join(c for c in row if c), "people")
