@@ -21,9 +21,13 @@ _CJK_NAME = re.compile(r"^[\u4e00-\u9fff]{2,4}(?:[·•][\u4e00-\u9fff]{1,6})?$"
 _NOT_PERSON_WORDS = frozenset(
     ["llp", "llc", "inc", "ltd", "limited", "corporation", "corp", "company", "co", "group", "officer", "chief",
      "president", "director", "chairman", "report", "statements", "board", "committee", "accountants", "partners",
-     "the", "and", "of", "annual", "financial", "executive", "vice", "secretary", "treasurer"]
+     "the", "and", "of", "annual", "financial", "executive", "vice", "secretary", "treasurer", "signature",
+     "signatures", "title", "date", "name", "capacity", "page"]
 )
 _LATIN_NAME = re.compile(r"^(?:(?:dr|mr|mrs|ms)\.?\s+)?[A-Z][A-Za-z'’\-]+(?:\s+(?:[A-Z]\.|[A-Z][A-Za-z'’\-]+)){1,3}$")
+
+
+_CONTACT = re.compile(r"(?:telephone|phone|tel|fax|facsimile|e-?mail|电话|传真)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +55,7 @@ def looks_like_person(value: str) -> bool:
 
 
 def usable_value(value: str) -> bool:
-    """Something a label can be answered with: not empty, not a check box, not a placeholder."""
+    """Something a label can be answered with: not empty, not a check box, not a placeholder, not a phone line."""
     folded = fold(value)
-    return bool(folded) and folded not in _NOT_VALUES and "□" not in value and "☐" not in value
+    return (bool(folded) and folded not in _NOT_VALUES and "□" not in value and "☐" not in value
+            and not _CONTACT.match(folded))

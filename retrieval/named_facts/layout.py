@@ -27,6 +27,7 @@ _NAME_ROW = frozenset(["姓名", "name"])
 _BRACKETED = re.compile(r"\(([^()]{6,80})\)")
 #: A line above a bracketed label is its value only when it is short (a name or an address line, not a paragraph).
 _ABOVE_CHARS = 100
+_MULTILINE = frozenset(["registered_address", "office_address"])
 
 
 def _clean(cell: str | None) -> str:
@@ -105,7 +106,11 @@ def _pairs(line: str, page: int | None, source: str) -> Iterator[NamedFact]:
 
     A label counts only standing as a word (space, colon or the line's edge around it): inside a sentence
     ("公司注册地址位于…") it does not."""
-    matches = list(_label_pattern().finditer(line))
+    matches: list[re.Match[str]] = []
+    for match in _label_pattern().finditer(line):
+        # an English label counts mid-line only after a pair ("…the ticker symbol WMK." is prose, not a pair)
+        if match.start() == 0 or matches or not match.group(1).isascii():
+            matches.append(match)
     for n, match in enumerate(matches):
         end = matches[n + 1].start() if n + 1 < len(matches) else len(line)
         value = line[match.end():end].strip(" :：\t")
@@ -120,12 +125,23 @@ def _line_facts(lines: list[str], page: int | None) -> Iterator[NamedFact]:
         if len(line) > 160:
             continue
         yield from _pairs(line, page, "line")
-        yield from _bracketed(line, lines[n - 1] if n else "", page)
+        yield from _bracketed(line, _value_lines(lines[max(0, n - 2):n]), page)
 
 
-def _bracketed(line: str, above: str, page: int | None) -> Iterator[NamedFact]:
+def _value_lines(above: list[str]) -> list[str]:
+    """The short lines right above a bracketed label, up to one holding a bracket ("2101 Fourth Avenue, Suite 1900"
+    over "Seattle, Washington 98121")."""
+    taken: list[str] = []
+    for line in reversed(above):
+        if not line or len(line) > _ABOVE_CHARS or "(" in line or ")" in line:
+            break
+        taken.insert(0, line.strip(" ,"))
+    return taken
+
+
+def _bracketed(line: str, above: list[str], page: int | None) -> Iterator[NamedFact]:
     """10-K cover fields: "500 Harbor Street, Boston (Address of principal executive offices)", the value before
-    its bracketed label on the same line, or on the short line above when the label opens the line."""
+    its bracketed label on the same line, or ``above`` (the short lines above) when the label opens the line."""
     start = 0
     for match in _BRACKETED.finditer(line):
         field = label_field(match.group(1))
@@ -133,7 +149,7 @@ def _bracketed(line: str, above: str, page: int | None) -> Iterator[NamedFact]:
         start = match.end()
         if field is None:
             continue
-        if not before and len(above) <= _ABOVE_CHARS and not _BRACKETED.search(above):
-            before = above.strip(" ,")
+        if not before:  # an address may take two lines; a name or a number is the line right above
+            before = ", ".join(above if field in _MULTILINE else above[-1:])
         if before and _accept(field, before):
             yield NamedFact(field, before, match.group(1), page, f"{before} ({match.group(1)})", "line")

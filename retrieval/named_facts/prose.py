@@ -47,6 +47,12 @@ _ACCOUNTANTS = re.compile(r"chartered\s+(?:professional\s+)?accountants|certifie
 _ROLES = (("ceo", re.compile(r"chief\s+executive\s+officer|principal\s+executive\s+officer", re.IGNORECASE)),
           ("cfo", re.compile(r"chief\s+financial\s+officer|principal\s+financial\s+officer", re.IGNORECASE)),
           ("chairman", re.compile(r"^chair(?:man|person)?\s+of\s+the\s+board", re.IGNORECASE)))
+_SIGNED_PREFIX = re.compile(r"^(?:by\s*:\s*)?(?:/s/\s*)?(?:name\s*:\s*)?", re.IGNORECASE)
+_NAME_THEN_TITLE = re.compile(
+    r"^((?:[A-Z][A-Za-z'’\-]+|[A-Z]\.)(?:\s+(?:[A-Z][A-Za-z'’\-]+|[A-Z]\.)){1,3}?)\s*,?\s+"
+    r"((?:Interim\s+|Co-|Senior\s+|Executive\s+|Vice\s+)*(?:President|Chief|Chair|Chairman|Director|Principal|Treasurer)"
+    r".{0,80})$"
+)
 _SIGNED_FIELD = {"董事长": "chairman", "法定代表人": "legal_rep", "总经理": "ceo", "总裁": "ceo"}
 
 
@@ -124,8 +130,19 @@ def _signatures(text: str, page: int | None) -> Iterator[NamedFact]:
         if firm and (line.startswith("/s/") or any(_ACCOUNTANTS.search(x) for x in lines[n + 1:n + 3])):
             yield NamedFact("auditor", firm.group(1).strip(" ,"), "auditor", page, " ".join(lines[n:n + 2]),
                             "signature")
-        name = re.sub(r"^/s/\s*", "", line).strip(" ,")
-        if n + 1 < len(lines) and looks_like_person(name):
-            for field, role in _ROLES:
-                if role.search(lines[n + 1]) and len(lines[n + 1]) <= 90:
-                    yield NamedFact(field, name, lines[n + 1], page, f"{name}, {lines[n + 1]}", "signature")
+        yield from _signed_person(line, lines[n + 1] if n + 1 < len(lines) else "", page)
+
+
+def _signed_person(line: str, below: str, page: int | None) -> Iterator[NamedFact]:
+    """"Dino Bianco" over "Chief Executive Officer", "Name: Rohit Gupta" over "Title: President and CEO", or
+    "/s/ Rohit Gupta President, Chief Executive Officer" on one line."""
+    name = _SIGNED_PREFIX.sub("", line).strip(" ,")
+    title = re.sub(r"^title\s*:\s*", "", below, flags=re.IGNORECASE)
+    beside = _NAME_THEN_TITLE.match(name)
+    if not looks_like_person(name) and beside and looks_like_person(beside.group(1)):
+        name, title = beside.group(1), beside.group(2)
+    elif not looks_like_person(name) or below.startswith(("/s/", "Name:", "By:")) or len(below) > 90:
+        return
+    for field, role in _ROLES:
+        if role.search(title):
+            yield NamedFact(field, name, title, page, f"{name}, {title}", "signature")

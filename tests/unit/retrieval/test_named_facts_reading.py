@@ -78,3 +78,20 @@ def test_a_person_label_next_to_no_name_is_not_read_as_one() -> None:
 )
 def test_which_fields_a_question_asks_for(question: str, fields: list[str]) -> None:
     assert wanted_fields(question) == fields
+
+
+def test_ten_k_signature_pages_and_two_line_addresses() -> None:
+    values = _values([
+        _text(1, "Delaware 81-1567056\n(State or other jurisdiction of incorporation) (I.R.S. Employer No.)\n"
+                 "2101 Fourth Avenue, Suite 1900\nSeattle, Washington 98121\n"
+                 "(Address of principal executive offices) (Zip Code)\nCommission file number 001-37746\n"
+                 "Acme Robotics, Inc.\n(Exact name of registrant as specified in its charter)"),
+        _text(11, "Our common stock trades under the trading symbol ACME. The approximate number of holders is 40."),
+        _text(90, "By: /s/ Jane Roe\nName: Jane Roe\nTitle: President and Chief Executive Officer\n"
+                  "Signature Title Date\n/s/ Jane Roe President, Chief Executive Officer and Director\n"
+                  "Jane Roe\n/s/ John Poe Executive Vice President and Chief Financial Officer"),
+    ])
+    assert values["office_address"] == ("2101 Fourth Avenue, Suite 1900, Seattle, Washington 98121", 1)
+    assert values["full_name"] == ("Acme Robotics, Inc.", 1)
+    assert "stock_code" not in values  # a label inside a sentence is no key-value pair
+    assert values["ceo"] == ("Jane Roe", 90) and values["cfo"] == ("John Poe", 90)
