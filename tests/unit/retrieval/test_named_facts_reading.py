@@ -71,6 +71,7 @@ def test_a_person_label_next_to_no_name_is_not_read_as_one() -> None:
         ("Where are Acme's principal executive offices?", ["office_address"]),
         ("股票代码是多少？", ["stock_code"]),
         ("控股股东的法定代表人是谁？", []),  # someone else's field
+        ("合同里乙方的法定代表人是谁？", []),  # a party to a contract, not the reporting company
         ("会计师事务所的审计费用是多少？", []),  # an amount
         ("What did the CEO say about margins?", []),  # not asking who
         ("近三年营业收入是多少？", []),  # no named field at all
