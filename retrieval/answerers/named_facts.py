@@ -51,8 +51,7 @@ class NamedFacts:
         ]
         scope = ctx.scope if ctx.scope.doc_ids else Scope(ctx.scope.method, [r.doc_id for r in readings])
         metadata = {**ctx.meta, "scope": scope.to_json(ctx.catalog), "named_facts": {"fields": fields}}
-        metadata.setdefault("route", {"route": ROUTE})
-        metadata["route"] = {**metadata["route"], "route": ROUTE}
+        metadata["route"] = {**metadata.get("route", {}), "route": ROUTE}
         return ctx.reply(written.text, citations, "rule", metadata=metadata)
 
     def _reading(self, ctx: QuestionContext, knowledge: Knowledge, document: StoredDocument) -> ReportReading:
