@@ -22,7 +22,7 @@ from retrieval.knowledge import Knowledge, knowledge_of
 from retrieval.placing import SUMMARY_ROUTE
 from retrieval.report_sections import asks_open, section_titles, topic_words
 from retrieval.scope import Scope
-from retrieval.section_quotes import section_quotes
+from retrieval.section_quotes import section_chunks, section_quotes
 
 
 class SummaryTree:
@@ -50,6 +50,8 @@ class SummaryTree:
         if ctx.failure is not None:
             return self._extractive(ctx, knowledge, summary)
         ctx.extra.extend(summary.materials)
+        if summary.topic_chunks:  # the sections' own items beside their summaries
+            ctx.extra.extend(section_chunks(knowledge, summary.topic_chunks, topic_words(ctx.standalone)))
         scope = ctx.scope
         ctx.scope = Scope(scope.method, scope.doc_ids, scope.superseded, scope.matched, scope.unknown, retrieval=False)
         return None

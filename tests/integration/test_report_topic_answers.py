@@ -53,3 +53,34 @@ def test_strategy_and_plan_come_from_the_outlook_section(service) -> None:
 def test_an_amount_about_a_topic_is_not_a_summary(service) -> None:
     answer = service[0].ask("星河智能前五名客户销售额占比是多少？")  # names a risk's subject, asks an amount
     assert "topic_sections" not in answer.metadata.get("summary", {})
+
+
+def test_with_a_model_the_topic_sections_and_their_items_are_its_materials(tmp_path, fake_ollama) -> None:
+    from eval.fake_ollama import Reply
+    from officeqa.generation import OllamaGenerator
+    from officeqa.settings import OllamaSettings
+
+    prompts: list[str] = []
+
+    def reply(body: dict) -> Reply:
+        prompts.append(body["messages"][-1]["content"])
+        return Reply(pieces=["主要风险包括技术迭代风险和客户集中度风险[1]。"])
+
+    fake_ollama.reply_fn = reply
+    docs = tmp_path / "kb"
+    docs.mkdir()
+    (docs / NAME).write_bytes(annual_report())
+    settings = Settings(data_dir=tmp_path / "data", embedding=EmbeddingSettings(backend="hash"),
+                        ollama=OllamaSettings(host=fake_ollama.url, connect_timeout_s=0.5, retries=0))
+    with open_knowledge_base(settings) as kb:
+        assert not kb.index_paths([docs]).failed
+        build_summary_trees(kb)
+    generator = OllamaGenerator(settings.ollama)
+    try:
+        with QuestionService.open(settings, generator=generator) as opened:
+            answer = opened.ask("星河智能年报中提示了哪些主要风险？")
+    finally:
+        generator.close()
+    assert answer.mode == "model" and answer.metadata["summary"]["topic_sections"], answer.metadata
+    assert prompts and "可能面对的风险" in prompts[-1]
+    assert sum(risk in prompts[-1] for risk in RISKS) >= 5  # the section's own items, not only its summary
