@@ -1,6 +1,13 @@
 """Fusion of ranked lists: pure functions over (id, score) lists, tested with literals.
 
-Why the product's hybrid is ``guarded`` (the default): hybrid must never rank below keyword search.
+Why the product's hybrid is ``guarded_abstain`` (the default): ``guarded`` below, plus BM25 abstaining on
+a candidate it cannot read (written in another language than the question) when the two lists agree on the
+question (BM25's best chunk is in the dense top 10). Plain ``guarded`` scored such a candidate 0 on BM25's
+side, so in a bilingual knowledge base the answer in the other language sank below every same-language hit
+(MLQA mixed: 0.07 nDCG@10 and 0.18 Recall@10 below dense alone); abstaining always (``adaptive``) pulled
+English risk pages above Chinese answers in the annual reports. The agreement test decides per query.
+
+Why ``guarded``: hybrid must never rank below keyword search.
 Three rounds of score-aware softmax fusion (``adaptive``, ``zscore``) gained on the sets they were
 tuned on and lost to BM25 alone on sets they were not: RGB-zh news with near-duplicates (-0.043
 Recall@10), the annual reports at page level (-0.052), SciFact over its full corpus
@@ -188,6 +195,8 @@ def guarded_fusion(
     signals: QuerySignals,
     depth: int = 100,
     dense_share: float = DENSE_SHARE,
+    abstain: bool = False,
+    agree_depth: int = 10,
 ) -> list[tuple[str, float]]:
     """Convex mix of max-scaled BM25 and min-max-scaled dense scores, shares decided per query.
 
@@ -210,16 +219,30 @@ def guarded_fusion(
       the BM25 side even when it is written in another script. Letting its dense value stand in
       for BM25's put English pages above the Chinese answer for Chinese questions over a
       knowledge base holding both (the annual reports: -0.02 nDCG@10 on the tuning half).
+    * ``abstain`` (``fusion="guarded_abstain"``): BM25 does abstain on such a candidate, but only when
+      :func:`lists_agree`: the dense side ranks BM25's best chunk in its own top ``agree_depth``, so the
+      embedder reads this question as BM25 does and its pick in the other language is worth BM25's
+      share too (a Chinese question whose answer is also in an English document, MLQA mixed: +0.05
+      nDCG@10 over dense, where plain guarded lost 0.07 to it).
     """
     if not 0.0 <= dense_share <= 1.0:
         raise ValueError("dense_share must be in [0, 1]")
     w_bm25, w_dense = _shares((1.0 - dense_share) * bm25_readability(signals), dense_share * signals.dense_trust)
     head_b, head_d = _dedup(bm25[:depth]), _dedup(dense[:depth])
     n_bm25, n_dense = _min_max(head_b, floor=None if len(head_b) >= depth else 0.0), _min_max(head_d)
+    abstain = abstain and lists_agree(head_b, head_d, agree_depth)
     fused: dict[str, float] = {}
     for doc_id in dict.fromkeys([doc_id for doc_id, _ in head_b] + [doc_id for doc_id, _ in head_d]):
-        fused[doc_id] = w_bm25 * n_bm25.get(doc_id, 0.0) + w_dense * n_dense.get(doc_id, 0.0)
+        dense_value = n_dense.get(doc_id, 0.0)
+        unread = abstain and doc_id not in n_bm25 and signals.unreadable_by_bm25(doc_id)
+        fused[doc_id] = w_bm25 * (dense_value if unread else n_bm25.get(doc_id, 0.0)) + w_dense * dense_value
     return _sorted_stable(fused)
+
+
+def lists_agree(bm25: Scored, dense: Scored, depth: int = 10) -> bool:
+    """True when BM25's first chunk is among the dense side's first ``depth`` (10: the result page, not fitted; 5
+    and 3 were measured and are worse on MLQA mixed, ``bench/results/fusion_sets.md``): both read the question alike."""
+    return bool(bm25) and any(doc_id == bm25[0][0] for doc_id, _ in dense[:depth])
 
 
 def bm25_readability(signals: QuerySignals) -> float:
@@ -319,7 +342,14 @@ def _hybrid_guarded(
     return guarded_fusion(bm25, dense, signals, depth=settings.candidate_depth)
 
 
+def _hybrid_guarded_abstain(
+    bm25: Scored, dense: Scored, settings: RetrievalSettings, signals: QuerySignals
+) -> list[tuple[str, float]]:
+    return guarded_fusion(bm25, dense, signals, depth=settings.candidate_depth, abstain=True)
+
+
 _FUSIONS: dict[str, Callable[[Scored, Scored, RetrievalSettings, QuerySignals], list[tuple[str, float]]]] = {
+    "guarded_abstain": _hybrid_guarded_abstain,
     "guarded": _hybrid_guarded,
     "zscore": _hybrid_zscore,
     "rrf": _hybrid_rrf,
