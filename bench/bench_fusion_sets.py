@@ -32,7 +32,8 @@ from bench.fusion_data import to_documents as docs_of
 from eval.retrieval_eval import read_jsonl
 from officeqa.embeddings import create_embedder
 from officeqa.settings import EmbeddingSettings, RetrievalSettings
-from retrieval.fusion import fuse_hybrid, guarded_fusion
+from retrieval.fusion import bm25_readability, fuse_hybrid, guarded_fusion
+from retrieval.query_signals import QuerySignals
 from retrieval.search import query_signals_for
 
 Hits = list[tuple[str, float]]
@@ -65,6 +66,7 @@ def methods(docs: np.ndarray, queries: np.ndarray, data: ChunkedSet, before: boo
     table["guarded, gated by top-10 agreement"] = lambda q, b, d, s: fm.agreement_gated(b, d, s)
     for depth in (3, 5):
         table[f"guarded_abstain, agreement at dense top {depth}"] = _abstaining(depth)
+    table["guarded_abstain, min-max in one language too"] = _abstain_min_max
     for alpha in (0.2, 0.3, 0.5):
         table[f"convex confidence a={alpha}"] = _signalled(fm.confidence_convex(alpha))
     for k in (10, 20, 50):
@@ -78,6 +80,13 @@ def _product(settings: RetrievalSettings) -> Callable:
 
 def _abstaining(depth: int) -> Callable:
     return lambda q, b, d, s: guarded_fusion(b, d, s, depth=DEPTH, abstain=True, agree_depth=depth)
+
+
+def _abstain_min_max(q: str, b: Hits, d: Hits, s: QuerySignals) -> Hits:
+    """guarded_abstain without the one-language branch (commit f8a8c8d's default): min-max everywhere."""
+    if bm25_readability(s) < 1.0 or any(s.unreadable_by_bm25(c) for c, _ in d[:DEPTH]):
+        return guarded_fusion(b, d, s, depth=DEPTH, abstain=True)
+    return guarded_fusion(b, d, s, depth=DEPTH)
 
 
 def _pairwise(fuse: Callable[[Hits, Hits], Hits]) -> Callable:

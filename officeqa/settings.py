@@ -128,9 +128,10 @@ class RetrievalSettings(BaseModel):
     fusion: Literal["guarded_abstain", "guarded", "adaptive", "zscore", "rrf"] = Field(
         "guarded_abstain",
         description=(
-            "Hybrid fusion: guarded_abstain = guarded, and when the dense list ranks BM25's best chunk in its top 10 "
-            "a candidate in another language than the question (which BM25 cannot match) takes its dense value for "
-            "BM25's share too, so an answer in the other language of a bilingual knowledge base is not pushed down; "
+            "Hybrid fusion: guarded_abstain = guarded, decided per query: in one language the dense cosines are "
+            "scaled against their maximum (a flat list cannot reorder BM25's near-ties); in a bilingual knowledge "
+            "base, when the dense top 10 holds BM25's best chunk, a candidate in another language than the "
+            "question (which BM25 cannot match) takes its dense value for BM25's share too; "
             "guarded = the previous default: per query, BM25 and dense scores min-max scaled and mixed 0.8/0.2, "
             "the BM25 share lowered when the index lacks the query's terms (another language), the dense share "
             "dropped when the embedder cannot read the query's script; the share was fit on tuning halves and checked "

@@ -53,7 +53,24 @@ def test_a_same_language_document_missing_from_bm25_gets_no_abstention():
     dense = [("zh-answer", 0.9), ("zh-unranked", 0.85), ("zh-other", 0.3)]
     signals = QuerySignals(script="zh", coverage=1.0, doc_scripts={**SCRIPTS, "zh-unranked": "zh"})
     fused = dict(guarded_fusion(BM25, dense, signals, depth=10, dense_share=0.2, abstain=True))
-    assert fused["zh-unranked"] == pytest.approx(0.2 * (0.85 - 0.3) / 0.6)
+    assert fused["zh-unranked"] == pytest.approx(0.2 * (0.85 - 0.3) / (1.0 - 0.3))
+
+
+def test_in_one_language_a_flat_dense_list_cannot_reorder_bm25():
+    """Cosines that differ by noise: min-max (guarded) stretches them to [0, 1] and swaps BM25's near-ties;
+    scaled against the cosine's maximum (guarded_abstain in one language) they barely count."""
+    bm25 = [("a", 10.0), ("b", 9.9), ("c", 2.0)]
+    dense = [("b", 0.56), ("c", 0.555), ("a", 0.55)]
+    signals = QuerySignals(script="zh", coverage=1.0, doc_scripts={"a": "zh", "b": "zh", "c": "zh"})
+    assert [d for d, _ in guarded_fusion(bm25, dense, signals, depth=10)][:2] == ["b", "a"]
+    assert [d for d, _ in guarded_fusion(bm25, dense, signals, depth=10, abstain=True)][:2] == ["a", "b"]
+
+
+def test_in_one_language_a_confident_dense_list_still_lifts_its_pick():
+    bm25 = [("a", 10.0), ("b", 9.9), ("c", 2.0)]
+    dense = [("b", 0.95), ("a", 0.30), ("c", 0.25)]
+    signals = QuerySignals(script="zh", coverage=1.0, doc_scripts={"a": "zh", "b": "zh", "c": "zh"})
+    assert guarded_fusion(bm25, dense, signals, depth=10, abstain=True)[0][0] == "b"
 
 
 def test_the_default_hybrid_is_guarded_abstain():
