@@ -204,24 +204,21 @@ def guarded_fusion(
 ) -> list[tuple[str, float]]:
     """Convex mix of max-scaled BM25 and min-max-scaled dense scores, shares decided per query.
 
-    Why linear and not the softmax of :func:`adaptive_fusion`: a softmax hands a retriever's
-    confident top hit most of its mass, so a weak embedder that is confidently wrong pushes
-    BM25's answer out of the top ten (measured on RGB-zh, SciFact and the annual reports,
-    ``bench/results/fusion_sets.md``). Here a dense score can only reorder what BM25 scores close
-    together, or lift a document BM25 missed when the dense side is sure and BM25 is not.
+    Why linear and not the softmax of :func:`adaptive_fusion`: a softmax hands a retriever's confident top
+    hit most of its mass, so a confidently wrong weak embedder pushed BM25's answer out of the top ten
+    (RGB-zh, SciFact, the annual reports, ``bench/results/fusion_sets.md``). Here a dense score only
+    reorders what BM25 scores close together, or lifts what BM25 missed when dense is sure and BM25 is not.
 
-    * Both lists are min-max scaled over the candidates (Bruch et al. 2023), so each spans [0, 1]
-      and neither dominates by its scale; a document outside a list gets 0. BM25's minimum is its
-      list's lowest score when the list is full (``depth`` long), else 0: every other document
-      truly scores 0, so a query matching three documents keeps their full distance from the rest.
+    * Both lists min-max scaled (Bruch et al. 2023), a document outside a list gets 0. BM25's minimum is
+      its list's lowest score when the list is full (``depth`` long), else 0: every other document truly
+      scores 0, so a query matching three documents keeps their full distance from the rest.
     * Shares: ``1 - dense_share`` for BM25 times :func:`bm25_readability` (term coverage, and the
       query's script in the corpus when coverage is partial), ``dense_share`` for the dense side
       times ``signals.dense_trust`` (the embedder reads the query's and the corpus's script),
       normalised to sum to 1. A question in another language than the documents is thus ranked
       by the dense side, a question BM25 can read mostly by BM25.
-    * ``abstain`` (``fusion="guarded_abstain"``): see :func:`_guarded_scales`. Without it a candidate BM25
-      did not list scores 0 on the BM25 side even when written in another script (abstaining always, as
-      :func:`adaptive_fusion` does, put English pages above Chinese answers in the annual reports).
+    * ``abstain`` (``fusion="guarded_abstain"``): the dense scale and BM25's abstention on candidates in
+      another script are decided per query, :func:`_guarded_scales`; without it neither (dense min-max).
     """
     if not 0.0 <= dense_share <= 1.0:
         raise ValueError("dense_share must be in [0, 1]")
