@@ -11,7 +11,7 @@ every search embeds its question with the "use" embedder and goes through
 
 Targets (issue 4): hybrid p50 < 50 ms and p95 < 150 ms at 100k chunks; delete < 1 s.
 
-    python bench/bench_query.py [--sizes 10000 100000] [--queries 200]
+    python bench/bench_query.py [--sizes 10000 100000] [--queries 200] [--fusions guarded adaptive ...]
 """
 
 from __future__ import annotations
@@ -103,6 +103,42 @@ def measure(kb: KnowledgeBase, questions: list[str], k: int) -> dict[str, dict[s
     return out
 
 
+def compare_fusions(kb: KnowledgeBase, questions: list[str], fusions: list[str], k: int) -> list[str]:
+    """Hybrid p50 / p95 per fusion setting on the same knowledge base, interleaved query by query.
+
+    Why interleaved: on a shared machine the load changes by the minute; timing each fusion on the
+    same query back to back (the order rotating) makes the ratio between them fair, where two
+    separate runs would mostly measure the neighbours. Rows: end-to-end (query embedded) and
+    retrieval only (vector made before), and each fusion's p50 over the first one's.
+    """
+    base = kb.settings
+    vectors = [kb.embedder.embed_query(q) for q in questions]
+    timings: dict[str, dict[str, list[float]]] = {f: {"end-to-end": [], "retrieval only": []} for f in fusions}
+    settings = {f: base.model_copy(update={"retrieval": base.retrieval.model_copy(update={"fusion": f})})
+                for f in fusions}
+    for f in fusions:  # warm each path once
+        kb.settings = settings[f]
+        search(kb, questions[0], mode="hybrid", k=k)
+    for i, (q, vector) in enumerate(zip(questions, vectors, strict=True)):
+        for f in fusions[i % len(fusions):] + fusions[: i % len(fusions)]:
+            kb.settings = settings[f]
+            began = time.perf_counter()
+            search(kb, q, mode="hybrid", k=k)
+            timings[f]["end-to-end"].append(time.perf_counter() - began)
+            began = time.perf_counter()
+            search(kb, q, mode="hybrid", k=k, query_vector=vector)
+            timings[f]["retrieval only"].append(time.perf_counter() - began)
+    kb.settings = base
+    rows = ["| fusion | end-to-end p50 ms | p95 ms | retrieval only p50 ms | p95 ms | p50 ratio to "
+            f"{fusions[0]} (end-to-end / retrieval only) |", "|---|---|---|---|---|---|"]
+    first = {kind: percentiles(values)[0] for kind, values in timings[fusions[0]].items()}
+    for f in fusions:
+        full, alone = percentiles(timings[f]["end-to-end"]), percentiles(timings[f]["retrieval only"])
+        rows.append(f"| {f} | {full[0]:.1f} | {full[1]:.1f} | {alone[0]:.1f} | {alone[1]:.1f} | "
+                    f"{full[0] / first['end-to-end']:.2f} / {alone[0] / first['retrieval only']:.2f} |")
+    return rows
+
+
 def _load_bm25(kb: KnowledgeBase) -> float:
     began = time.perf_counter()
     len(kb.bm25)
@@ -116,6 +152,9 @@ def main() -> None:
     parser.add_argument("-k", type=int, default=10)
     parser.add_argument(
         "--data-dir", help="Keep the knowledge base in this folder and reuse what it holds (smaller sizes are skipped)."
+    )
+    parser.add_argument(
+        "--fusions", nargs="+", help="Also time hybrid under each of these fusion settings (first = the baseline)."
     )
     args = parser.parse_args()
 
@@ -147,6 +186,9 @@ def main() -> None:
                     f"| {target} | {mode} | {full[0]:.1f} | {full[1]:.1f} | {alone[0]:.1f} | {alone[1]:.1f} |",
                     flush=True,
                 )
+        if args.fusions:
+            print(f"# hybrid by fusion setting at {size} chunks, {len(questions)} queries, interleaved")
+            print("\n".join(compare_fusions(kb, questions, args.fusions, args.k)), flush=True)
         victim = f"bench://rep0000-{len(qa.doc_texts) // 2:04d}"
         began = time.perf_counter()
         kb.remove(victim)  # every store: Chroma (where doc_id), BM25 (+ journal), registry

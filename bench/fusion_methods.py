@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from retrieval.fusion import rrf
+from retrieval.fusion import DENSE_SHARE, bm25_readability, guarded_fusion, rrf
+from retrieval.query_signals import QuerySignals
 
 Hits = list[tuple[str, float]]
 
@@ -90,5 +91,43 @@ def dense_rerank(k: int) -> Callable[[Hits, Hits, Callable[[str], float]], Hits]
             return dense
         head = sorted(bm25[:k], key=lambda hit: -dense_score(hit[0]))
         return [(c, dense_score(c)) for c, _ in head] + list(bm25[k:])
+
+    return fuse
+
+
+def agreement_gated(bm25: Hits, dense: Hits, signals: QuerySignals, k: int = 10) -> Hits:
+    """``guarded`` whose dense share is withdrawn when the two top-``k`` lists share no chunk.
+
+    The query-time test of whether the dense list deserves weight: when BM25 reads the query
+    (``bm25_readability`` 1) and the embedder's top ``k`` has nothing in common with BM25's, the two
+    disagree about what the question is about, and the weaker side (usually the fast embedder) is
+    more often the confused one. Cross-lingual queries (readability < 1) keep the guarded shares.
+    """
+    share = DENSE_SHARE
+    if bm25_readability(signals) >= 1.0 and not {c for c, _ in bm25[:k]} & {c for c, _ in dense[:k]}:
+        share = 0.0
+    return guarded_fusion(bm25, dense, signals, dense_share=share)
+
+
+def confidence_convex(alpha: float) -> Callable[[Hits, Hits, QuerySignals], Hits]:
+    """Convex mix where a flat dense list has little say: dense scaled as (cos - floor) / (1 - floor).
+
+    Min-max stretches any dense list to [0, 1], so a list whose cosines differ by noise decides as
+    much as a confident one. Scaling by the distance to the cosine's theoretical maximum (1) keeps the
+    list's own spread: the per-query signal of how sure the embedder is. BM25 is scaled as in
+    ``guarded``; shares follow ``bm25_readability`` and ``dense_trust`` as there.
+    """
+
+    def fuse(bm25: Hits, dense: Hits, signals: QuerySignals) -> Hits:
+        w_bm25 = (1.0 - alpha) * bm25_readability(signals)
+        w_dense = alpha * signals.dense_trust
+        total = w_bm25 + w_dense or 1.0
+        floor_b = None if len(bm25) >= 100 else 0.0
+        nb = _minmax(bm25) if floor_b is None else _max_scaled(bm25)
+        low = min((s for _, s in dense), default=0.0)
+        nd = {c: (s - low) / max(1e-9, 1.0 - low) for c, s in dense}
+        order = list(dict.fromkeys([c for c, _ in bm25] + [c for c, _ in dense]))
+        scores = {c: (w_bm25 * nb.get(c, 0.0) + w_dense * nd.get(c, 0.0)) / total for c in order}
+        return _ordered(scores, order)
 
     return fuse

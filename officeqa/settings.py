@@ -125,13 +125,18 @@ class RetrievalSettings(BaseModel):
     """How a question becomes ranked chunks."""
 
     top_k: int = Field(10, ge=1, description="Chunks returned by default.")
-    fusion: Literal["guarded", "adaptive", "zscore", "rrf"] = Field(
-        "guarded",
+    fusion: Literal["guarded_abstain", "guarded", "adaptive", "zscore", "rrf"] = Field(
+        "guarded_abstain",
         description=(
-            "Hybrid fusion: guarded = per query, BM25 and dense scores min-max scaled and mixed 0.8/0.2, the BM25 "
-            "share lowered when the index lacks the query's terms (another language), the dense share dropped when "
-            "the embedder cannot read the query's script; the share was fit on tuning halves and checked on held-out "
-            "ones (bench/results/fusion_sets.md); adaptive = the previous default, a tempered softmax of z-scores "
+            "Hybrid fusion: guarded_abstain = guarded, decided per query: in one language the dense cosines are "
+            "scaled against their maximum (a flat list cannot reorder BM25's near-ties); in a bilingual knowledge "
+            "base, when the dense top 10 holds BM25's best chunk, a candidate in another language than the "
+            "question (which BM25 cannot match) takes its dense value for BM25's share too; "
+            "guarded = the previous default: per query, BM25 and dense scores min-max scaled and mixed 0.8/0.2, "
+            "the BM25 share lowered when the index lacks the query's terms (another language), the dense share "
+            "dropped when the embedder cannot read the query's script; the share was fit on tuning halves and checked "
+            "on held-out "
+            "ones (bench/results/fusion_sets.md); adaptive = a tempered softmax of z-scores "
             "mixed equally when BM25 can read the query; zscore = the softmax mix with the fixed "
             "bm25_weight/dense_weight; rrf = weighted reciprocal rank fusion."
         ),

@@ -1,6 +1,17 @@
 """Fusion of ranked lists: pure functions over (id, score) lists, tested with literals.
 
-Why the product's hybrid is ``guarded`` (the default): hybrid must never rank below keyword search.
+Why the product's hybrid is ``guarded_abstain`` (the default): ``guarded`` below, with two decisions taken
+per query from what is known at query time (``_guarded_scales``). In one language (BM25 reads the query
+and every dense candidate), the dense cosines are scaled against their own maximum (``cosine_confidence``)
+instead of min-max, so an embedder that cannot tell the candidates apart cannot reshuffle BM25's near-ties
+(``guarded`` lost 0.006-0.013 to BM25 on the RGB-zh and full-SciFact held-out halves that way). In two
+languages, BM25 abstains on a candidate it cannot read when the two lists agree on the question (BM25's
+best chunk in the dense top 10): plain ``guarded`` scored such a candidate 0 on BM25's side, so in a
+bilingual knowledge base the answer's other-language version sank below every same-language hit (MLQA
+mixed: 0.07 nDCG@10 and 0.18 Recall@10 below dense alone); abstaining always (``adaptive``) pulled
+English risk pages above Chinese answers in the annual reports.
+
+Why ``guarded``: hybrid must never rank below keyword search.
 Three rounds of score-aware softmax fusion (``adaptive``, ``zscore``) gained on the sets they were
 tuned on and lost to BM25 alone on sets they were not: RGB-zh news with near-duplicates (-0.043
 Recall@10), the annual reports at page level (-0.052), SciFact over its full corpus
@@ -27,10 +38,10 @@ it really has score 0: a query matching three documents makes those three stand 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 
 from officeqa.settings import RetrievalSettings
+from retrieval.fusion_scales import cosine_confidence, min_max, softmax, zscores
 from retrieval.query_signals import QuerySignals
 
 Scored = Sequence[tuple[str, float]]
@@ -102,9 +113,9 @@ def zscore_fusion(
         for doc_id, _ in head:
             order.setdefault(doc_id)
         weight = 1.0 if weights is None else weights.get(name, 1.0)
-        z, floor, padding = _zscores(head, (pad_to or {}).get(name, 0))
+        z, floor, padding = zscores(head, (pad_to or {}).get(name, 0))
         if temperature is not None and z:
-            z, floor = _softmax(z, floor, padding, temperature)
+            z, floor = softmax(z, floor, padding, temperature)
         contributions.append(({doc_id: weight * value for doc_id, value in z.items()}, weight * floor if z else 0.0))
     fused = {doc_id: sum(values.get(doc_id, floor) for values, floor in contributions) for doc_id in order}
     return _sorted_stable(fused)
@@ -188,38 +199,69 @@ def guarded_fusion(
     signals: QuerySignals,
     depth: int = 100,
     dense_share: float = DENSE_SHARE,
+    abstain: bool = False,
+    agree_depth: int = 10,
 ) -> list[tuple[str, float]]:
     """Convex mix of max-scaled BM25 and min-max-scaled dense scores, shares decided per query.
 
-    Why linear and not the softmax of :func:`adaptive_fusion`: a softmax hands a retriever's
-    confident top hit most of its mass, so a weak embedder that is confidently wrong pushes
-    BM25's answer out of the top ten (measured on RGB-zh, SciFact and the annual reports,
-    ``bench/results/fusion_sets.md``). Here a dense score can only reorder what BM25 scores close
-    together, or lift a document BM25 missed when the dense side is sure and BM25 is not.
+    Why linear and not the softmax of :func:`adaptive_fusion`: a softmax hands a retriever's confident top
+    hit most of its mass, so a confidently wrong weak embedder pushed BM25's answer out of the top ten
+    (RGB-zh, SciFact, the annual reports, ``bench/results/fusion_sets.md``). Here a dense score only
+    reorders what BM25 scores close together, or lifts what BM25 missed when dense is sure and BM25 is not.
 
-    * Both lists are min-max scaled over the candidates (Bruch et al. 2023), so each spans [0, 1]
-      and neither dominates by its scale; a document outside a list gets 0. BM25's minimum is its
-      list's lowest score when the list is full (``depth`` long), else 0: every other document
-      truly scores 0, so a query matching three documents keeps their full distance from the rest.
+    * Both lists min-max scaled (Bruch et al. 2023), a document outside a list gets 0. BM25's minimum is
+      its list's lowest score when the list is full (``depth`` long), else 0: every other document truly
+      scores 0, so a query matching three documents keeps their full distance from the rest.
     * Shares: ``1 - dense_share`` for BM25 times :func:`bm25_readability` (term coverage, and the
       query's script in the corpus when coverage is partial), ``dense_share`` for the dense side
       times ``signals.dense_trust`` (the embedder reads the query's and the corpus's script),
       normalised to sum to 1. A question in another language than the documents is thus ranked
       by the dense side, a question BM25 can read mostly by BM25.
-    * No abstention: unlike :func:`adaptive_fusion`, a candidate BM25 did not list scores 0 on
-      the BM25 side even when it is written in another script. Letting its dense value stand in
-      for BM25's put English pages above the Chinese answer for Chinese questions over a
-      knowledge base holding both (the annual reports: -0.02 nDCG@10 on the tuning half).
+    * ``abstain`` (``fusion="guarded_abstain"``): the dense scale and BM25's abstention on candidates in
+      another script are decided per query, :func:`_guarded_scales`; without it neither (dense min-max).
     """
     if not 0.0 <= dense_share <= 1.0:
         raise ValueError("dense_share must be in [0, 1]")
     w_bm25, w_dense = _shares((1.0 - dense_share) * bm25_readability(signals), dense_share * signals.dense_trust)
     head_b, head_d = _dedup(bm25[:depth]), _dedup(dense[:depth])
-    n_bm25, n_dense = _min_max(head_b, floor=None if len(head_b) >= depth else 0.0), _min_max(head_d)
+    n_bm25 = min_max(head_b, floor=None if len(head_b) >= depth else 0.0)
+    n_dense, abstain = _guarded_scales(head_b, head_d, signals, abstain, agree_depth)
     fused: dict[str, float] = {}
     for doc_id in dict.fromkeys([doc_id for doc_id, _ in head_b] + [doc_id for doc_id, _ in head_d]):
-        fused[doc_id] = w_bm25 * n_bm25.get(doc_id, 0.0) + w_dense * n_dense.get(doc_id, 0.0)
+        dense_value = n_dense.get(doc_id, 0.0)
+        unread = abstain and doc_id not in n_bm25 and signals.unreadable_by_bm25(doc_id)
+        fused[doc_id] = w_bm25 * (dense_value if unread else n_bm25.get(doc_id, 0.0)) + w_dense * dense_value
     return _sorted_stable(fused)
+
+
+def _guarded_scales(
+    head_b: Scored, head_d: Scored, signals: QuerySignals, abstain: bool, agree_depth: int
+) -> tuple[dict[str, float], bool]:
+    """The dense side's scaled scores and whether BM25 abstains, for ``guarded`` and ``guarded_abstain``.
+
+    ``guarded``: dense min-max scaled, no abstention. ``guarded_abstain`` decides per query:
+
+    * One language (BM25 reads the query, no dense candidate is in a script BM25 cannot match): dense
+      cosines scaled by :func:`cosine_confidence`, so a flat list from an unsure embedder barely reorders
+      BM25 (min-max let it swap near-tied documents at rank 10 at random: RGB-zh and full SciFact
+      held-out halves 0.006-0.013 below BM25).
+    * Two languages: min-max, as dense is the only judge of the other language's candidates; and when
+      :func:`lists_agree` (the embedder reads the question as BM25 does) BM25 abstains on a candidate in
+      the other script: its dense value stands in for BM25's 0 (MLQA mixed, a Chinese question whose
+      answer is also in an English paragraph: +0.05 nDCG@10 over dense, where ``guarded`` lost 0.07).
+    """
+    if not abstain:
+        return min_max(head_d), False
+    unread = bm25_readability(signals) < 1.0 or any(signals.unreadable_by_bm25(d) for d, _ in head_d)
+    if not unread:
+        return cosine_confidence(head_d), False
+    return min_max(head_d), lists_agree(head_b, head_d, agree_depth)
+
+
+def lists_agree(bm25: Scored, dense: Scored, depth: int = 10) -> bool:
+    """True when BM25's first chunk is among the dense side's first ``depth`` (10: the result page, not fitted; 5
+    and 3 were measured and are worse on MLQA mixed, ``bench/results/fusion_sets.md``): both read the question alike."""
+    return bool(bm25) and any(doc_id == bm25[0][0] for doc_id, _ in dense[:depth])
 
 
 def bm25_readability(signals: QuerySignals) -> float:
@@ -238,23 +280,12 @@ def bm25_readability(signals: QuerySignals) -> float:
     return max(0.0, min(1.0, trust))
 
 
-def _min_max(head: Scored, floor: float | None = None) -> dict[str, float]:
-    """(score - lowest) / (best - lowest) over the list, ``floor`` as the lowest when given; a flat list
-    gives 1 to every id."""
-    if not head:
-        return {}
-    values = [score for _, score in head]
-    low = min(values) if floor is None else min(floor, min(values))
-    span = max(values) - low
-    return {doc_id: ((score - low) / span if span > 1e-12 else 1.0) for doc_id, score in head}
-
-
 def _distribution(head: Scored, pad_to: int, temperature: float) -> tuple[dict[str, float], float]:
     """softmax(z / T) per id and the share of an id outside the list; an empty list gives nothing."""
-    z, floor, padding = _zscores(head, pad_to)
+    z, floor, padding = zscores(head, pad_to)
     if not z:
         return {}, 0.0
-    return _softmax(z, floor, padding, temperature)
+    return softmax(z, floor, padding, temperature)
 
 
 def fuse_hybrid(
@@ -319,37 +350,19 @@ def _hybrid_guarded(
     return guarded_fusion(bm25, dense, signals, depth=settings.candidate_depth)
 
 
+def _hybrid_guarded_abstain(
+    bm25: Scored, dense: Scored, settings: RetrievalSettings, signals: QuerySignals
+) -> list[tuple[str, float]]:
+    return guarded_fusion(bm25, dense, signals, depth=settings.candidate_depth, abstain=True)
+
+
 _FUSIONS: dict[str, Callable[[Scored, Scored, RetrievalSettings, QuerySignals], list[tuple[str, float]]]] = {
+    "guarded_abstain": _hybrid_guarded_abstain,
     "guarded": _hybrid_guarded,
     "zscore": _hybrid_zscore,
     "rrf": _hybrid_rrf,
     "adaptive": _hybrid_adaptive,
 }
-
-
-def _zscores(scored: Scored, pad_to: int) -> tuple[dict[str, float], float, int]:
-    """z-value per id, the floor (z of the lowest score or of the zero padding), and the padding count."""
-    if not scored:
-        return {}, 0.0, 0
-    values = [score for _, score in scored]
-    padding = max(0, pad_to - len(values))
-    n = len(values) + padding
-    mean = sum(values) / n
-    variance = (sum((v - mean) ** 2 for v in values) + padding * mean**2) / n
-    sd = math.sqrt(variance)
-    if sd <= 1e-12:
-        return {doc_id: 0.0 for doc_id, _ in scored}, 0.0, padding
-    lowest = min(min(values), 0.0) if padding else min(values)
-    return {doc_id: (score - mean) / sd for doc_id, score in scored}, (lowest - mean) / sd, padding
-
-
-def _softmax(z: dict[str, float], floor: float, padding: int, temperature: float) -> tuple[dict[str, float], float]:
-    """softmax(z / T) over the list plus its padding entries; the floor's share for missing ids."""
-    top = max(max(z.values()), floor)  # shift for numerical safety
-    exps = {doc_id: math.exp((value - top) / temperature) for doc_id, value in z.items()}
-    floor_exp = math.exp((floor - top) / temperature)
-    total = sum(exps.values()) + padding * floor_exp
-    return {doc_id: e / total for doc_id, e in exps.items()}, floor_exp / total
 
 
 def _dedup(scored: Scored) -> list[tuple[str, float]]:

@@ -1,7 +1,8 @@
 """What is known about a query before fusing: its language, length, and whether BM25 can read it.
 
 Why: the fusion of BM25 and dense rankings is decided per query (``retrieval/fusion.py``,
-``fusion="guarded"`` and ``"adaptive"``) from signals that need no labels and no tuning set:
+``fusion="guarded_abstain"``, ``"guarded"`` and ``"adaptive"``) from signals that need no labels and no tuning
+set:
 
 * **script** of the query and of the indexed documents. BM25 matches terms, so a question in
   English over Chinese documents (or the reverse) gives BM25 nothing to match but stray
@@ -56,7 +57,8 @@ class QuerySignals:
     ``script``: the query's script ('zh', 'en', 'mixed', ''); ``corpus_scripts``: share of the
     index's term occurrences per script ({'zh': .9, 'en': .1}); ``coverage``: idf_coverage of the
     query terms; ``terms``: number of BM25 terms in the query; ``doc_scripts``: the script of
-    candidate documents (id -> 'zh' / 'en' / 'mixed'), for telling the documents BM25 cannot read;
+    candidate documents (id -> 'zh' / 'en' / 'mixed'), for telling the documents BM25 cannot read (it abstains
+    on them in ``adaptive``, and in ``guarded_abstain`` when the two lists agree);
     ``dense_scripts``: the scripts the embedder reads (``Embedder.scripts``; None = any).
     """
 

@@ -78,9 +78,9 @@ def rank_chunks(
     if depth > settings.candidate_depth:
         fusion_settings = settings.model_copy(update={"candidate_depth": depth})
     signals = None
-    if settings.fusion in ("guarded", "adaptive"):
-        # Only adaptive reads the candidates' scripts (BM25 abstains on them); guarded needs none.
-        candidates = [cid for cid, _ in dense_hits[:depth]] if settings.fusion == "adaptive" else []
+    if settings.fusion in ("guarded", "guarded_abstain", "adaptive"):
+        # Only adaptive and guarded_abstain read the candidates' scripts (BM25 abstains on them); guarded needs none.
+        candidates = [cid for cid, _ in dense_hits[:depth]] if settings.fusion != "guarded" else []
         signals = query_signals_for(kb.bm25, query, candidates, kb.embedder.scripts)
     return fuse_hybrid(bm25_hits, dense_hits, fusion_settings, signals)
 
