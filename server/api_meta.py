@@ -78,8 +78,9 @@ def _model_status(resources: Any) -> dict[str, Any]:
 def _store_status(service: Any) -> dict[str, Any]:
     kb = service.kb
     registry = kb.registry
+    background, _ = kb.background_coverage()
     return {"documents": registry.counts_by_status(), "chunks": sum(registry.chunk_counts().values()),
-            "bm25_chunks": len(kb.bm25), "vector_chunks": kb.vectors.count()}
+            "bm25_chunks": len(kb.bm25), "vector_chunks": kb.vectors.count(), "background_embedding": background}
 
 
 @get("/api/health", tags=["meta"], summary="Stores, embedder, Ollama and queue state")

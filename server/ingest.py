@@ -50,7 +50,8 @@ class Ingestion:
     ) -> None:
         self._on_written = on_written
         self.services = {
-            name: IngestService(settings, embedder, on_event=self._events_of(name), summarise=True, generator=generator)
+            name: IngestService(settings, embedder, on_event=self._events_of(name), summarise=True, generator=generator,
+                                background_embed=True)
             for name, settings in settings_for.items()
         }
 
