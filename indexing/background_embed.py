@@ -13,7 +13,7 @@ batches are handed over at a time, so the model never waits for a write, and sev
 once, so a batch of small documents is as full as one of a long document.
 
 Priority: a batch is handed over only while the coordinator has no index or remove work; new index work
-pauses the job after the batches in flight (the job stays claimed and is resumed when the pool is idle).
+pauses the model after the slice of a batch it is on (the jobs stay claimed and resume when the pool is idle).
 The model thread also runs 10 nice levels lower (Linux), so a batch in flight when uploads arrive yields the
 cores to parsing and the fast model instead of sharing them equally.
 
@@ -49,6 +49,8 @@ log = logging.getLogger(__name__)
 
 #: batches handed to the model thread at once (one embedding while the coordinator stores the other)
 _IN_FLIGHT = 2
+#: texts the model thread computes between two looks at the pause flag (e5-small on 2 cores: ~1 s)
+_SLICE = 8
 #: jobs held at once at most (small documents: a batch takes chunks of many)
 _MAX_ACTIVE = 64
 #: how often (at most) the held jobs' rows are read: cancelled by ``remove``, or a re-index asked
@@ -59,22 +61,39 @@ _Result = tuple[list[tuple[int, str]], np.ndarray | None, str]  # (job id, chunk
 
 
 class _ModelThread(threading.Thread):
-    """Runs the background model on the batches it is handed; answers in ``outbox``."""
+    """Runs the background model on the batches it is handed; answers in ``outbox``.
+
+    A batch is computed in slices of ``_SLICE`` texts, and the thread holds still between two slices while
+    ``paused`` is set (the pool has index work): uploads that arrive mid-batch wait for one slice at most,
+    not for the batches in flight.
+    """
 
     def __init__(self, embedder: Embedder) -> None:
         super().__init__(name="officeqa-embed", daemon=True)
         self.embedder = embedder
         self.inbox: queue.Queue[tuple[list[tuple[int, str]], list[str]] | None] = queue.Queue()
         self.outbox: queue.Queue[_Result] = queue.Queue()
+        self.running = threading.Event()  # cleared = paused
+        self.running.set()
+        self.stopping = threading.Event()
 
     def run(self) -> None:
         lower_priority()
         while (item := self.inbox.get()) is not None:
             rows, texts = item
             try:
-                self.outbox.put((rows, self.embedder.embed_batch(texts), ""))
+                self.outbox.put((rows, self._embed(texts), ""))
             except (OfficeQAError, OSError, RuntimeError, ValueError, MemoryError) as exc:
                 self.outbox.put((rows, None, str(exc) or type(exc).__name__))
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        parts = []
+        for start in range(0, len(texts), _SLICE):
+            while not self.running.wait(0.5):
+                if self.stopping.is_set():
+                    raise RuntimeError("stopped")
+            parts.append(self.embedder.embed_batch(texts[start : start + _SLICE]))
+        return np.vstack(parts)
 
 
 def lower_priority(step: int = 10) -> None:
@@ -127,6 +146,10 @@ class BackgroundEmbedder:
     def step(self, idle: bool) -> bool:
         """One turn of the coordinator's loop: store finished batches, follow the job rows, finish complete
         jobs, and, when the pool is ``idle``, claim jobs and hand over batches. True when something was done."""
+        if idle:
+            self._thread.running.set()
+        else:
+            self._thread.running.clear()  # index work first: the model stops after the slice it is on
         did = self._collect()
         did = self._follow_rows() or did
         for active in [a for a in self._active.values() if not a.pending and a.in_flight == 0]:
@@ -151,6 +174,8 @@ class BackgroundEmbedder:
         for active in held:
             with contextlib.suppress(Exception):  # not given back: the next pool requeues it as a dead worker's
                 self.kb.jobs.release(active.job)
+        self._thread.stopping.set()
+        self._thread.running.set()
         self._thread.inbox.put(None)
 
     # -- steps ------------------------------------------------------------------------------------------
