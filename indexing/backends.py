@@ -16,15 +16,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from indexing.contracts import DocumentRegistry, JobStore
-from indexing.jobs import JobQueue
+from indexing.jobs import JobQueue, QueueRules
 from indexing.postgres.jobs import PostgresJobQueue
 from indexing.postgres.registry import PostgresRegistry
 from indexing.postgres.stores import PostgresStores, open_database
 from indexing.registry import Registry
 from indexing.stores import Stores
-from officeqa.embeddings import Embedder
+from officeqa.embeddings import Embedder, background_backend
 from officeqa.errors import ConfigurationError
 from officeqa.settings import Settings
 
@@ -43,7 +44,7 @@ def _embedded_registry(settings: Settings) -> Registry:
 
 
 def _embedded_queue(settings: Settings) -> JobQueue:
-    return JobQueue(_embedded_registry(settings), settings.jobs)
+    return with_follow_ups(JobQueue(_embedded_registry(settings), settings.jobs), settings)
 
 
 def _postgres_registry(settings: Settings) -> PostgresRegistry:
@@ -51,7 +52,16 @@ def _postgres_registry(settings: Settings) -> PostgresRegistry:
 
 
 def _postgres_queue(settings: Settings) -> PostgresJobQueue:
-    return PostgresJobQueue(_postgres_registry(settings), settings.jobs)
+    return with_follow_ups(PostgresJobQueue(_postgres_registry(settings), settings.jobs), settings)
+
+
+Q = TypeVar("Q", bound=QueueRules)
+
+
+def with_follow_ups(queue: Q, settings: Settings) -> Q:
+    """``queue`` set to queue the background model's ``embed`` jobs behind commits when that model is on."""
+    queue.embed_indexed = background_backend(settings.embedding) != "off"
+    return queue
 
 
 _BACKENDS: dict[str, Backend] = {

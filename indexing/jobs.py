@@ -52,7 +52,8 @@ LIVE = (PENDING, RUNNING, RETRY)
 KIND_INDEX = "index"
 KIND_REMOVE = "remove"
 KIND_SUMMARISE = "summarise"
-KINDS = (KIND_INDEX, KIND_REMOVE, KIND_SUMMARISE)
+KIND_EMBED = "embed"  # the background model's vectors of an indexed document (indexing/background_embed.py)
+KINDS = (KIND_INDEX, KIND_REMOVE, KIND_SUMMARISE, KIND_EMBED)
 
 INTERRUPTED = "interrupted"
 
@@ -214,11 +215,17 @@ class QueueRules:
     #: set by a worker pool that builds summary trees (``summary.on_index``), so a crash between the
     #: commit and the follow-up cannot lose it.
     summarise_indexed: bool
+    #: Queue an ``embed`` job (the background model, ``embedding.background_backend``) for a document once it
+    #: is committed, or once its summary tree is built when one is queued first (one live job per path).
+    #: Set wherever the background model is on, so documents indexed by ``officeqa index`` in the foreground
+    #: are embedded by the next pool that runs these jobs (the server, ``officeqa worker``).
+    embed_indexed: bool
 
     def __init__(self, settings: JobsSettings | None, clock: Callable[[], float]) -> None:
         self.settings = settings or JobsSettings()
         self.clock = clock
         self.summarise_indexed = False
+        self.embed_indexed = False
 
     # -- the backend's rows ----------------------------------------------------------------------------
     def enqueue_in_tx(
@@ -263,8 +270,13 @@ class QueueRules:
         self._update_in_tx(job.id, {"state": DONE, "outcome": outcome, "chunks": chunks, "error_kind": None,
                                     "error_message": message, "finished_at": now, "updated_at": now})
         self._rerun_in_tx(job)
-        if self.summarise_indexed and job.kind == KIND_INDEX and outcome in ("added", "updated"):
-            self._summarise_in_tx(job)
+        if job.kind == KIND_INDEX and outcome in ("added", "updated"):
+            if self.summarise_indexed:
+                self._summarise_in_tx(job)
+            elif self.embed_indexed:
+                self.follow_up_in_tx(job.path, KIND_EMBED, job.doc_hash, "indexed")
+        elif job.kind == KIND_SUMMARISE and outcome == "summarised" and self.embed_indexed:
+            self.follow_up_in_tx(job.path, KIND_EMBED, job.doc_hash, "summarised")
 
     def failed_in_tx(self, job: Job, kind: str, message: str, transient: bool) -> str:
         """Record a failed attempt: RETRY with backoff while attempts remain (transient only), else FAILED."""
@@ -294,6 +306,14 @@ class QueueRules:
         already (a re-run of the index job: its own commit queues the summary)."""
         if self.live_for(job.path) is None:
             self.enqueue_in_tx(job.path, KIND_SUMMARISE, job.doc_hash, False, "indexed")
+
+    def follow_up_in_tx(self, path: str, kind: str, doc_hash: str | None, source: str) -> bool:
+        """Queue a background job for ``path`` unless it has a live job already (which must not be
+        overwritten: an index job queued meanwhile runs first, and its commit queues the follow-up again)."""
+        if self.live_for(path) is not None:
+            return False
+        self.enqueue_in_tx(path, kind, doc_hash, False, source)
+        return True
 
     def requeue_dead(self, is_alive: Callable[[Job], bool] | None = None) -> list[Job]:
         """RUNNING jobs whose worker died go back to the queue (or fail after ``max_interruptions``).
@@ -522,6 +542,7 @@ __all__ = [
     "DONE",
     "FAILED",
     "KINDS",
+    "KIND_EMBED",
     "KIND_INDEX",
     "KIND_REMOVE",
     "KIND_SUMMARISE",

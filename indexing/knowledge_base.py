@@ -18,12 +18,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from indexing.ingest import IndexReport, enqueue_paths, index_paths, report_from_jobs, run_jobs
-from indexing.registry import PENDING, REMOVED, DocumentRecord, now_iso
+from indexing.registry import INDEXED, PENDING, REMOVED, DocumentRecord, now_iso
 from indexing.repair import ConsistencyReport, RepairReport, check, repair
 from indexing.stores import PreparedDocument, Stores
 from indexing.table_store import TableStore
@@ -42,14 +42,24 @@ class KBStatus:
     embedding_model: str | None
     stale: list[tuple[DocumentRecord, list[str]]]
     jobs: dict[str, int]
+    #: the background model and its coverage (indexing/strong.py), and chunks it covers per doc id
+    background: dict[str, Any] = field(default_factory=dict)
+    background_by_doc: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
+        documents = []
+        for record in self.documents:
+            doc = record.to_json()
+            if record.status == INDEXED:
+                doc["background_chunks"] = self.background_by_doc.get(record.doc_id, 0)
+            documents.append(doc)
         return {
             "data_dir": self.data_dir,
             "counts": self.counts,
             "chunks": self.chunks,
             "embedding_model": self.embedding_model,
-            "documents": [d.to_json() for d in self.documents],
+            "background_embedding": self.background,
+            "documents": documents,
             "stale": [{"path": r.to_json()["path"], "changed": changes} for r, changes in self.stale],
             "jobs": self.jobs,
         }
@@ -148,6 +158,7 @@ class KnowledgeBase(Stores):
     def status(self) -> KBStatus:
         docs = self.registry.documents()
         recorded = self.recorded_model()
+        background, by_doc = self.background_coverage()
         return KBStatus(
             data_dir=str(self.data_dir),
             documents=docs,
@@ -156,6 +167,8 @@ class KnowledgeBase(Stores):
             embedding_model=recorded[0] if recorded else None,
             stale=self.stale_documents(),
             jobs=self.jobs.counts(),
+            background=background,
+            background_by_doc=by_doc,
         )
 
 

@@ -45,15 +45,18 @@ class IngestService:
         on_event: Callable[[dict[str, Any]], None] | None = None,
         summarise: bool = False,
         generator: OllamaGenerator | None = None,
+        background_embed: bool = False,
     ) -> None:
         """``summarise``: build summary trees of indexed documents in the background (``summary.on_index``),
-        with ``generator`` when that setting is ``model``; see :class:`indexing.workers.WorkerPool`."""
+        with ``generator`` when that setting is ``model``; ``background_embed``: run the background model's
+        ``embed`` jobs when idle; see :class:`indexing.workers.WorkerPool`."""
         self.settings = settings
         self.embedder = embedder
         self.workers = workers
         self.on_event = on_event
         self.summarise = summarise
         self.generator = generator
+        self.background_embed = background_embed
         self._thread: threading.Thread | None = None
         self._pool: WorkerPool | None = None
         self._ready = threading.Event()
@@ -137,7 +140,8 @@ class IngestService:
             return
         try:
             self._pool = WorkerPool(stores, workers=self.workers, on_event=self.on_event,
-                                    summarise=self.summarise, generator=self.generator)
+                                    summarise=self.summarise, generator=self.generator,
+                                    background_embed=self.background_embed)
             self._ready.set()
             self._pool.run()
         finally:

@@ -60,11 +60,12 @@ from indexing.registry import (
     now_iso,
 )
 from indexing.sinks import DocumentSink
+from indexing.strong import StrongVectors, coverage_summary
 from indexing.table_store import TableSink
 from indexing.vector_store import CHROMA_FIX, VectorStore, chunk_metadata, damaged_file, fingerprint, probe
 from indexing.walking import absolute, display_path
 from officeqa.domain import Chunk, ParsedDocument
-from officeqa.embeddings import Embedder, create_embedder
+from officeqa.embeddings import Embedder, background_backend, create_embedder
 from officeqa.errors import DocumentNotFound, IndexConsistencyError, StoreDamaged
 from officeqa.settings import Settings
 
@@ -157,6 +158,10 @@ class Stores:
         self._embedder = embedder
         self._vectors: VectorIndex | None = None
         self._open_backend()
+        self.strong = StrongVectors(
+            settings, self.registry, self._open_strong_store, self._strong_store_exists, self._strong_store_key()
+        )
+        self.jobs.embed_indexed = background_backend(settings.embedding) != "off"  # commits queue `embed` jobs
         self.documents = DocumentStore(self.registry)
         self._seen_generation = -1
         self._wrote = False  # this instance committed something (only writers fold the BM25 log)
@@ -182,6 +187,16 @@ class Stores:
     @property
     def chroma_path(self) -> Path:
         return self.data_dir / "chroma"
+
+    def _open_strong_store(self) -> VectorIndex:
+        """The background model's vectors (indexing/strong.py): a Chroma folder of their own."""
+        return VectorStore(self.data_dir / "chroma-strong", collection="strong")
+
+    def _strong_store_exists(self) -> bool:
+        return (self.data_dir / "chroma-strong" / "chroma.sqlite3").exists()
+
+    def _strong_store_key(self) -> str:
+        return str((self.data_dir / "chroma-strong").resolve())
 
     @property
     def bm25_path(self) -> Path:
@@ -551,6 +566,36 @@ class Stores:
         with self.registry.transaction():
             self.jobs.done_in_tx(job, outcome, 0, message)
 
+    def background_coverage(self) -> tuple[dict[str, object], dict[str, int]]:
+        """The background model's coverage: (summary for ``status``/``/api/health``, doc id -> chunks covered)."""
+        embedder = self.strong.embedder
+        covered = self.strong.covered_by_doc()
+        counts = self.registry.chunk_counts()
+        per_doc = {doc_id: min(covered.get(doc_id, 0), n) for doc_id, n in counts.items()}
+        return coverage_summary(covered, counts, embedder.name if embedder is not None else None), per_doc
+
+    def write_strong(self, doc_id: str, ids: Sequence[str], vectors: np.ndarray) -> int:
+        """Store background-model vectors of ``doc_id``'s chunks (under the write lock); how many were kept.
+
+        Chunks the registry no longer lists for ``doc_id`` (the document was removed or replaced while
+        they were embedded) are dropped, so a late batch never brings back a deleted document's vectors.
+        """
+        with self.writing():
+            listed = set(self.registry.chunk_ids(doc_id)) if self.registry.is_indexed(doc_id) else set()
+            pairs = [(i, cid) for i, cid in enumerate(ids) if cid in listed]
+            metas = self.vectors.get(cid for _, cid in pairs) if pairs else {}
+            pairs = [(i, cid) for i, cid in pairs if cid in metas]
+            if not pairs:
+                return 0
+            kept = [cid for _, cid in pairs]
+            matrix = np.asarray(vectors, dtype=np.float32)[[i for i, _ in pairs]]
+            store = self.strong.store(create=True)
+            assert store is not None
+            store.upsert(kept, matrix, [""] * len(kept), [metas[cid][1] for cid in kept], self.strong.model)
+            with self.registry.transaction():
+                self.strong.bump_in_tx()
+            return len(kept)
+
     # -- removing ---------------------------------------------------------------------------------------
     def remove(self, path_or_id: str, exclude: bool = True) -> list[str]:
         """Remove a document (by path, or by doc id or a unique prefix of 8+ chars) from every store.
@@ -644,6 +689,7 @@ class Stores:
                 texts = self.vectors.texts(missing_bm25) if chroma_exists else {}
                 found = [cid for cid in missing_bm25 if cid in texts]
                 self.bm25_store.add(found, [texts[cid] for cid in found])
+            self.strong.drop_except(doc_id, keep)
             if keep - in_chroma:
                 requeue.append(doc_id)  # vectors lost: nothing of it stays, the file is indexed again
                 if chroma_exists:
@@ -708,6 +754,7 @@ class Stores:
         """Empty Chroma, BM25 and the sinks and forget every chunk; live documents become pending."""
         with self.writing():
             self.vectors.reset()
+            self.strong.reset()  # chunk ids are kept by a re-chunk with other settings: their texts are not
             self.bm25_store.reset()
             for sink in self.sinks:
                 for doc_id in sink.doc_ids():

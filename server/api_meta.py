@@ -78,15 +78,18 @@ def _model_status(resources: Any) -> dict[str, Any]:
 def _store_status(service: Any) -> dict[str, Any]:
     kb = service.kb
     registry = kb.registry
+    background, _ = kb.background_coverage()
     return {"documents": registry.counts_by_status(), "chunks": sum(registry.chunk_counts().values()),
-            "bm25_chunks": len(kb.bm25), "vector_chunks": kb.vectors.count()}
+            "bm25_chunks": len(kb.bm25), "vector_chunks": kb.vectors.count(), "background_embedding": background}
 
 
 @get("/api/health", tags=["meta"], summary="Stores, embedder, Ollama and queue state")
 async def health(request: Request) -> dict[str, Any]:
     """Always answers (load balancers call it without a key); knowledge-base details only for a key that
     may read them (every one in local mode). ``queue``: live jobs of the job queue over every knowledge base
-    (``depth``: all; ``queued``/``running``/``retry``: documents to index or remove; ``summaries``: trees)."""
+    (``depth``: all; ``queued``/``running``/``retry``: documents to index or remove; ``summaries``: trees;
+    ``background_embeds``: documents waiting for the background model). Each knowledge base also shows
+    ``background_embedding``: that model and the chunks it covers (indexing/strong.py)."""
     resources = resources_of(request)
     try:
         access = authenticate(request, resources.keys)
@@ -98,7 +101,8 @@ async def health(request: Request) -> dict[str, Any]:
     stores = {}
     for name in visible:
         stores[name] = {**await resources.pool.call(name, _store_status), "queue": depth[name]}
-    totals = {key: sum(d[key] for d in depth.values()) for key in ("depth", "queued", "running", "retry", "summaries")}
+    totals = {key: sum(d[key] for d in depth.values())
+              for key in ("depth", "queued", "running", "retry", "summaries", "background_embeds")}
     embedder = resources.embedder
     return {
         "status": "ok",

@@ -104,7 +104,12 @@ def list_documents(kb: KnowledgeBase) -> list[dict[str, Any]]:
     records = {r.path: r for r in kb.registry.documents() if r.status != REMOVED}
     entries = [_entry(records.get(path), latest.get(path), summaries.get(path))
                for path in sorted(set(records) | set(latest))]
-    return [e for e in entries if e is not None]
+    background, covered = kb.background_coverage()
+    out = [e for e in entries if e is not None]
+    if background.get("model"):  # the background model's coverage (indexing/strong.py), per indexed document
+        for entry in out:
+            entry["background_chunks"] = covered.get(entry["doc_id"], 0) if entry["state"] == "indexed" else 0
+    return out
 
 
 def live_paths(kb: KnowledgeBase, doc_id: str) -> list[str]:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from indexing.jobs import KIND_INDEX, KIND_REMOVE, KIND_SUMMARISE, PENDING, RETRY, RUNNING, Job
+from indexing.jobs import KIND_EMBED, KIND_INDEX, KIND_REMOVE, KIND_SUMMARISE, PENDING, RETRY, RUNNING, Job
 from indexing.service import IngestService
 
 if TYPE_CHECKING:
@@ -50,7 +50,8 @@ class Ingestion:
     ) -> None:
         self._on_written = on_written
         self.services = {
-            name: IngestService(settings, embedder, on_event=self._events_of(name), summarise=True, generator=generator)
+            name: IngestService(settings, embedder, on_event=self._events_of(name), summarise=True, generator=generator,
+                                background_embed=True)
             for name, settings in settings_for.items()
         }
 
@@ -128,7 +129,8 @@ class Ingestion:
 
     def depth(self, names: Sequence[str] | None = None) -> dict[str, dict[str, int]]:
         """The queue per knowledge base: ``depth`` (every live job), documents ``queued`` (PENDING or RETRY),
-        ``running`` and ``retry`` (index and remove jobs), and ``summaries`` (live summarise jobs)."""
+        ``running`` and ``retry`` (index and remove jobs), ``summaries`` (live summarise jobs) and
+        ``background_embeds`` (live ``embed`` jobs of the background model)."""
         out = {}
         for name in names if names is not None else list(self.services):
             by_kind = self.services[name].depth()
@@ -139,6 +141,7 @@ class Ingestion:
                 "running": sum(s.get(RUNNING, 0) for s in docs),
                 "retry": sum(s.get(RETRY, 0) for s in docs),
                 "summaries": sum(by_kind.get(KIND_SUMMARISE, {}).values()),
+                "background_embeds": sum(by_kind.get(KIND_EMBED, {}).values()),
             }
         return out
 

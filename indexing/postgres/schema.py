@@ -87,6 +87,17 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "ALTER TABLE {s}.bm25_postings SET (autovacuum_vacuum_insert_scale_factor = 0.02)",
         ],
     ),
+    (
+        # The background model's vectors (indexing/strong.py): the layout of ``vectors``, its own model claim
+        # (``strong_vectors.embedder``/``.dim`` in meta) and HNSW index, created when that model first writes.
+        3,
+        [
+            """CREATE TABLE {s}.strong_vectors (
+                chunk_id text PRIMARY KEY, doc_id text NOT NULL, text text NOT NULL, metadata jsonb NOT NULL,
+                embedding vector NOT NULL)""",
+            "CREATE INDEX strong_vectors_doc_id ON {s}.strong_vectors (doc_id)",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

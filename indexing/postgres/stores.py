@@ -127,6 +127,16 @@ class PostgresStores(Stores):
     def vectors(self) -> VectorIndex:
         return self._pg_vectors
 
+    def _open_strong_store(self) -> VectorIndex:
+        """The ``strong_vectors`` table (indexing/strong.py)."""
+        return PostgresVectorStore(self.db, self.settings.storage.postgres_ef_search, table="strong_vectors")
+
+    def _strong_store_exists(self) -> bool:
+        return True
+
+    def _strong_store_key(self) -> str:
+        return f"{self.settings.storage.postgres_dsn}|{self.db.schema}"
+
     @property
     def bm25(self) -> KeywordIndex:
         return self._bm25_postings

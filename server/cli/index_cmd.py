@@ -195,6 +195,10 @@ def run_status(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     print(f"knowledge base {status.data_dir}: {status.chunks} chunks, embedder {status.embedding_model or '-'}")
     print(estimate.describe())
+    background = status.background
+    if background.get("model"):
+        print(f"background embedder {background['model']}: {background['covered_chunks']}/"
+              f"{background['total_chunks']} chunks covered ({100 * float(background['share']):.0f}%)")
     print(", ".join(f"{name} {count}" for name, count in sorted(status.counts.items())) or "no documents")
     if status.jobs:
         print("jobs: " + ", ".join(f"{state} {n}" for state, n in sorted(status.jobs.items())))

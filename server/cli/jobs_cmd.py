@@ -86,7 +86,7 @@ def run_worker(args: argparse.Namespace, settings: Settings) -> int:
     from indexing.workers import WorkerPool
 
     with open_knowledge_base(settings) as kb:
-        pool = WorkerPool(kb, workers=args.workers, on_event=_printer(args.json))
+        pool = WorkerPool(kb, workers=args.workers, on_event=_printer(args.json), background_embed=True)
 
         def idle() -> bool:
             counts = kb.jobs.counts()
@@ -137,7 +137,7 @@ def run_watch(args: argparse.Namespace, settings: Settings) -> int:
         )
         thread = threading.Thread(target=watcher.run, name="officeqa-watch", daemon=True)
         thread.start()
-        pool = WorkerPool(kb, workers=args.workers, on_event=show)
+        pool = WorkerPool(kb, workers=args.workers, on_event=show, background_embed=True)
 
         def stop() -> None:
             watcher.stop()

@@ -386,7 +386,15 @@ async function loadDocuments() {
     const stateCell = cell("doc-state", t("state"));
     stateCell.appendChild(el("span", `badge state-${doc.state}`, t(`state_${doc.state}`) || doc.state));
     tr.appendChild(stateCell);
-    tr.appendChild(cell(`num${doc.state === "indexed" ? "" : " empty"}`, t("chunks"), doc.state === "indexed" ? doc.chunks : ""));
+    const chunksCell = cell(`num${doc.state === "indexed" ? "" : " empty"}`, t("chunks"), doc.state === "indexed" ? doc.chunks : "");
+    if (doc.state === "indexed" && doc.background_chunks !== undefined && doc.chunks > 0) {
+      // the stronger background model's coverage of this document (indexing/strong.py)
+      const share = Math.floor((100 * doc.background_chunks) / doc.chunks);
+      const coverage = el("span", "background-coverage", ` · ${share}%`);
+      coverage.title = `${t("background_coverage")}: ${doc.background_chunks}/${doc.chunks}`;
+      chunksCell.appendChild(coverage);
+    }
+    tr.appendChild(chunksCell);
     const problem = doc.error ? errorMessage(doc.error.kind, doc.error.message) : doc.note || "";
     tr.appendChild(cell(`doc-error${problem ? "" : " empty"}`, t("error"), problem));
     const actions = cell("actions", t("actions"));

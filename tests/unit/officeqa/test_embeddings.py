@@ -31,7 +31,8 @@ def test_public_names_are_pinned():
     import officeqa.embeddings as package
 
     assert set(package.__all__) == {
-        "BACKENDS", "Embedder", "HashEmbedder", "ProgressCallback", "create_embedder", "normalise_rows"
+        "BACKENDS", "Embedder", "HashEmbedder", "ProgressCallback", "background_backend", "create_background_embedder",
+        "create_embedder", "normalise_rows",
     }
     assert all(hasattr(package, name) for name in package.__all__)
 

@@ -1,0 +1,91 @@
+"""The dense side of a search: the background model's vectors for the chunks they cover, the fast ones elsewhere.
+
+Why two stores: the fast model (USE) embeds every chunk at indexing; the stronger background model
+(:mod:`indexing.strong`) catches up later. Per query:
+
+* the strong store covers the whole scope (the knowledge base, or the chunks the filters allow): it
+  alone ranks, with the question embedded by the strong model only;
+* it covers part of it: the strong store ranks the chunks it covers, the fast store the others (its
+  hits on covered chunks are dropped: the strong vector of a chunk replaces its fast one, never adds a
+  second vote), and the two lists are merged;
+* it covers none of it (or the model is off): the fast store alone, exactly as before.
+
+Merging two models' cosines: their scales differ (e5 packs cosines into ~0.75-0.9, USE spreads them over
+~0.1-0.7), so raw scores would rank one model's hits above all of the other's. Each fast score is
+mapped onto the strong list's scale by matching the mean and spread of the two candidate lists (a
+z-score per list, expressed in strong units): a hit ranks by how far it stands out among its own
+model's candidates. Fusion (retrieval/fusion.py) then treats the merged list as one dense ranking.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from indexing.contracts import VectorIndex
+    from indexing.knowledge_base import KnowledgeBase
+
+Hits = list[tuple[str, float]]
+
+
+def dense_ranking(
+    kb: KnowledgeBase, query: str, depth: int, where: dict[str, Any] | None, vector: np.ndarray | None = None
+) -> Hits:
+    """The ``depth`` best chunks by vector similarity (see the module docstring); ``vector`` is a fast-model
+    query embedding made earlier (the eval embeds its questions in one batch)."""
+    strong = kb.strong.reader()
+    if strong is None or strong.count() == 0:
+        return fast_ranking(kb, query, depth, where, vector)
+    if _covers_scope(kb, strong, where):
+        return _strong_ranking(kb, strong, query, depth, where)
+    strong_hits = _strong_ranking(kb, strong, query, depth, where)
+    fast_hits = fast_ranking(kb, query, depth, where, vector)
+    covered = set(strong.existing([cid for cid, _ in fast_hits]))
+    return merge_by_moments(strong_hits, [h for h in fast_hits if h[0] not in covered], depth)
+
+
+def fast_ranking(
+    kb: KnowledgeBase, query: str, depth: int, where: dict[str, Any] | None, vector: np.ndarray | None
+) -> Hits:
+    """The fast store's ranking (the question embedded by the fast model unless ``vector`` is given)."""
+    if kb.vectors.count() == 0:
+        return []
+    if vector is None:
+        vector = kb.embedder.embed_query(query)
+    return kb.vectors.query(vector, depth, kb.model, where)
+
+
+def _strong_ranking(
+    kb: KnowledgeBase, strong: VectorIndex, query: str, depth: int, where: dict[str, Any] | None
+) -> Hits:
+    embedder = kb.strong.embedder
+    assert embedder is not None  # reader() is None when the model is off
+    return strong.query(embedder.embed_query(query), depth, kb.strong.model, where)
+
+
+def _covers_scope(kb: KnowledgeBase, strong: VectorIndex, where: dict[str, Any] | None) -> bool:
+    """Does every chunk in scope have a strong vector? (By counts: the strong store holds only chunks of
+    indexed documents, kept in step with the registry by the commit protocol.)"""
+    if not where:
+        return strong.count() >= kb.vectors.count()
+    return len(strong.ids_where(where)) >= len(kb.vectors.ids_where(where))
+
+
+def merge_by_moments(strong: Sequence[tuple[str, float]], fast: Sequence[tuple[str, float]], depth: int) -> Hits:
+    """One ranking from two models' hit lists: fast scores mapped onto the strong list's mean and spread,
+    best first, at most ``depth``. Either list alone comes back unchanged (cut to ``depth``)."""
+    if not fast or not strong:
+        return sorted([*strong, *fast], key=lambda h: -h[1])[:depth]
+    s_scores = np.asarray([s for _, s in strong], dtype=np.float64)
+    f_scores = np.asarray([s for _, s in fast], dtype=np.float64)
+    s_mean, s_std = float(s_scores.mean()), float(s_scores.std())
+    f_mean, f_std = float(f_scores.mean()), float(f_scores.std())
+    scale = s_std / f_std if f_std > 1e-9 and s_std > 1e-9 else 1.0
+    mapped = [(cid, s_mean + (score - f_mean) * scale) for cid, score in fast]
+    return sorted([*strong, *mapped], key=lambda h: -h[1])[:depth]
+
+
+__all__ = ["dense_ranking", "fast_ranking", "merge_by_moments"]
