@@ -58,7 +58,9 @@ def compile_where(filters: list[Filter]) -> tuple[str, list[Any]]:
     params: list[Any] = []
     for f in filters:
         col = f.column.sql
-        if f.op == "=":
+        if f.other is not None:
+            parts.append(f"{col} {_CMP[f.op]} {f.other.sql}")
+        elif f.op == "=":
             parts.append(f"{col} = ?")
             params.append(f.values[0])
         elif f.op == "!=":

@@ -12,7 +12,7 @@ from pathlib import PurePath
 from indexing.table_store import ColumnInfo, TableInfo
 from retrieval.handlers.columns import column_core
 from retrieval.rules.normalize import normalize
-from retrieval.tables.lexicon import FILLERS
+from retrieval.tables.lexicon import FILLERS, name_synonyms
 from retrieval.tables.link_columns import word_forms
 from retrieval.tables.linked import QuestionText, bounded
 from retrieval.tables.timeexpr import find_time_exprs
@@ -48,6 +48,7 @@ def identity_words(table: TableInfo) -> list[str]:
         word = re.sub(r"^\d{2,4}年(度)?", "", word).strip()
         if len(word) >= 2 and not word.isdigit() and word not in FILLERS and not re.fullmatch(r"[\d.]+[年月]?", word):
             out.append(word)
+    out += [other for group in name_synonyms() if group & set(out) for other in group if len(other) >= 2]
     return sorted(set(out), key=len, reverse=True)
 
 

@@ -21,8 +21,11 @@ _CMP_WORDS: list[tuple[str, str]] = [
     ("<=", r"小于等于|小于或等于|不超过|不高于|不多于|至多|<=|≤|less than or equal to|at most|no more than"),
     (">", r"大于|超过|高于|多于|>|greater than|more than|higher than|above|over|exceeding|exceeds"),
     ("<", r"小于|低于|少于|不足|<|less than|lower than|below|under"),
-    ("=", r"等于|==|=|为|equal to|equals"),
+    ("=", r"等于|==|=|为|equal to|equals|是|is|of"),
 ]
+#: Copulas that state equality only right after a column ("安全库存是30的", "score is 5"); elsewhere ("是2023年",
+#: "one of 3") they say nothing about a column.
+_COPULAS = ("是", "is", "of")
 _CMP = re.compile("(" + "|".join(alts for _, alts in _CMP_WORDS) + r")\s{0,2}" + _NUMBER + _UNIT)
 _SUFFIX_CMP = re.compile(_NUMBER + _UNIT + r"\s{0,1}(及以上|或以上|以上|及以下|或以下|以下|以内)")
 _BETWEEN = re.compile(r"(?:介于|在|between)?\s{0,1}" + _NUMBER + _UNIT + r"\s{0,2}(?:到|至|-|~|and)\s{0,2}" + _NUMBER
@@ -59,6 +62,10 @@ def _mention_before(mentions: list[ColumnMention], t: QuestionText, pos: int) ->
     return best
 
 
+def _numeric(mention: ColumnMention) -> bool:
+    return all(c.kind == "decimal" for c in mention.columns)
+
+
 def link_numeric(t: QuestionText, mentions: list[ColumnMention]) -> list[NumericCondition]:
     out: list[NumericCondition] = []
     text = t.text
@@ -76,11 +83,11 @@ def link_numeric(t: QuestionText, mentions: list[ColumnMention]) -> list[Numeric
         if not t.free(m.start(), m.end()) or not bounded(text, m.start(), m.start() + len(m.group(1))):
             continue
         value = _parse_number(m.group(2), m.group(3))
-        if value is None:
+        mention = _mention_before(mentions, t, m.start())
+        if value is None or (m.group(1) in _COPULAS and (mention is None or not _numeric(mention))):
             continue
         op = next(sym for sym, alts in _CMP_WORDS if re.fullmatch(alts, m.group(1)))
-        out.append(NumericCondition(m.start(), m.end(), m.group(0), op, value, None,
-                                    _mention_before(mentions, t, m.start())))
+        out.append(NumericCondition(m.start(), m.end(), m.group(0), op, value, None, mention))
         t.take(m.start(), m.end(), content=True)
     for m in _SUFFIX_CMP.finditer(text):
         if not t.free(m.start(), m.end()):

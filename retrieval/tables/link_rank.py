@@ -69,6 +69,10 @@ def _link_argmax(t: QuestionText, linked: Linked) -> bool:
                 if mention is not None:
                     linked.mentions.append(mention)
                     linked.partial_group = True
+            if mention is not None and _plural_without_extreme(word, mention, linked):
+                linked.ops.append("list")  # "which cities did the Sales team visit": every city, not the top one
+                t.take(pos, end)
+                return True
             if mention is not None:
                 linked.group_mention, linked.argmax = mention, True
                 t.take(pos, end)
@@ -78,6 +82,17 @@ def _link_argmax(t: QuestionText, linked: Linked) -> bool:
                 t.take(pos, unit[1])
                 return True
     return False
+
+
+_EXTREME_WORDS = re.compile(r"\b(?:most|least|fewest|highest|lowest|largest|smallest|biggest|max|min|maximum|minimum|"
+                            r"top|bottom|best|worst|more|less)\b")
+
+
+def _plural_without_extreme(word: str, mention: ColumnMention, linked: Linked) -> bool:
+    """"which cities" with no "most"/"highest": a plural asks for the list of values, not one ranked value."""
+    return word in ("which", "what") and mention.text.endswith("s") and \
+        column_core(mention.column.name).lower().replace(" ", "") != mention.text.replace(" ", "") and \
+        linked.topk is None and _EXTREME_WORDS.search(linked.text) is None
 
 
 def _link_asks_which(t: QuestionText, linked: Linked) -> bool:

@@ -14,6 +14,7 @@ Simplified, lower case); spans index into that text.
 from __future__ import annotations
 
 from indexing.table_store import TableInfo, TableStore, ValueHit
+from retrieval.handlers.columns import column_core
 from retrieval.rules.normalize import normalize
 from retrieval.tables.identity import affinity, link_identity
 from retrieval.tables.lexicon import (
@@ -23,6 +24,7 @@ from retrieval.tables.lexicon import (
     NEGATION_BEFORE,
     OP_WORDS,
     ROW_NOUNS,
+    ROW_VERBS,
     SOLD_UNITS,
 )
 from retrieval.tables.link_columns import (
@@ -35,6 +37,7 @@ from retrieval.tables.link_columns import (
     row_key_nouns,
     starts_column_word,
 )
+from retrieval.tables.link_compare import link_column_comparisons
 from retrieval.tables.link_numbers import link_numeric, link_topk
 from retrieval.tables.link_rank import link_group_and_rank
 from retrieval.tables.link_values import link_flags, link_values, negate_values, negation_as_value
@@ -68,6 +71,8 @@ def _consume_vocabulary(t: QuestionText, linked: Linked) -> None:
     vocabulary += [(w, "row") for w in ROW_NOUNS]
     vocabulary += [(w, "negation") for w in NEGATION_BEFORE + NEGATION_AFTER]
     vocabulary += [(w, "filler") for w in FILLERS]
+    cores = [column_core(c.name).replace(" ", "") for c in linked.table.columns]
+    vocabulary += [(w, "filler") for w in ROW_VERBS if not any(w in core for core in cores)]
     seen: set[tuple[str, str]] = set()
     for word, kind in sorted(vocabulary, key=lambda wk: -len(wk[0])):
         if (word, kind) in seen:
@@ -108,6 +113,7 @@ def link_table(question: str, table: TableInfo, store: TableStore, hits: list[Va
     linked.mentions = drop_measure_modifiers(linked.mentions)
     negate_values(t, linked.values)
     linked.numeric = link_numeric(t, linked.mentions)
+    linked.column_cmps = [(c.left, c.op, c.right, c.text) for c in link_column_comparisons(t, linked)]
     link_group_and_rank(t, linked)
     linked.mentions += counted_columns(t, table)
     _link_sold_units_and_dates(t, linked)

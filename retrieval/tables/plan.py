@@ -25,7 +25,7 @@ import re
 
 from indexing.table_store import ColumnInfo, TableInfo, TableStore
 from retrieval.tables.identity import identity_words, person_columns
-from retrieval.tables.linked import Linked
+from retrieval.tables.linked import ColumnMention, Linked
 from retrieval.tables.plan_columns import finish_query
 from retrieval.tables.query import (
     AGGREGATES,
@@ -152,6 +152,7 @@ def plan_table(linked: Linked, store: TableStore, route_hint: str | None = None)
         return Refusal(f"不理解问题中的「{'、'.join(words)}」：它不是表「{table.name}」的列名或单元格值。",
                        f"'{', '.join(words)}' is neither a column nor a cell value of table '{table.name}'.",
                        {"not_understood": words, "columns": column_names(table.columns)}, table)
+    _who_is_a_lookup(linked)
     op = _op(linked, route_hint)
     if isinstance(op, Refusal):
         return op
@@ -178,6 +179,25 @@ def plan_table(linked: Linked, store: TableStore, route_hint: str | None = None)
     if time_filter is not None:
         query.filters.append(time_filter)
     return _lookup_or_finish(query, linked, remaining, named_dates)
+
+
+#: Operations that make "谁" a ranking ("销售额最高的是谁"); without one, "谁" asks for a cell ("X由谁负责").
+_MANY_PEOPLE = re.compile(r"有谁|都是谁|分别是谁|有哪些人|who are|who were")
+_RANKING_OPS = frozenset({"max", "min", "sum", "avg", "count", "count_distinct"})
+
+
+def _who_is_a_lookup(linked: Linked) -> None:
+    """"核心模块开发由谁负责": a named value and no ranking word make "谁" the person cell of that row, not an
+    argmax over people; the person column is the one the question names, else the table's only one."""
+    if not linked.person_argmax or linked.topk or set(linked.ops) & _RANKING_OPS or not linked.values:
+        return
+    linked.person_argmax = linked.argmax = False
+    if _MANY_PEOPLE.search(linked.text) and "list" not in linked.ops:
+        linked.ops.append("list")  # "市场部都有谁": every person of those rows
+    people = person_columns(linked.table)
+    named = {c.index for m in linked.mentions for c in m.columns}
+    if len(people) == 1 and people[0].index not in named:
+        linked.mentions.append(ColumnMention(len(linked.text), len(linked.text), "谁", people, "partial"))
 
 
 def _plan_group(query: TableQuery, linked: Linked, used: set[int]) -> Refusal | None:
@@ -230,6 +250,7 @@ def _numeric_filters(query: TableQuery, linked: Linked, used: set[int]) -> Refus
                            f"'{column.name}' is not numeric; '{cond.text}' cannot compare it.", {}, table)
         values_ = [cond.value] + ([cond.value2] if cond.value2 is not None else [])
         query.filters.append(Filter(column, cond.op, values_, cond.text))
+    query.filters += [Filter(left, op, [], words, other=right) for left, op, right, words in linked.column_cmps]
     return None
 
 

@@ -27,6 +27,10 @@ _SHARE_COLUMN = re.compile(r"比例|比重|占比|百分比|[%％]")
 #: "是多少", "how much": the question asks for the amount itself, not the row that holds it.
 _ASKS_AMOUNT = re.compile(r"多少|几|how much|how many|what is|what's|what was", re.IGNORECASE)
 
+#: Words that make a list's rows people ("技术部有哪些人", "which employees").
+_PEOPLE_ROWS = re.compile(r"哪些人|哪些员工|哪几个人|哪几位|哪些同事|which (?:people|employees|staff)")
+
+
 def finish_query(query: TableQuery, remaining: list[ColumnInfo], linked: Linked) -> TableQuery | Refusal:
     """The operation's columns from the named columns left over: numeric ones, identifiers and the others."""
     numeric = [c for c in remaining if c.kind == "decimal"]
@@ -41,6 +45,9 @@ def finish_query(query: TableQuery, remaining: list[ColumnInfo], linked: Linked)
         return _finish_count(query, numeric, others, linked)
     if op in ("count_distinct", "list"):
         targets = others or identifiers
+        people = person_columns(query.table)
+        if not targets and op == "list" and _PEOPLE_ROWS.search(linked.text) and len(people) == 1:
+            targets = people  # "技术部有哪些人": the people of those rows
         if len(targets) != 1:
             what = "统计哪一列的不同值个数" if op == "count_distinct" else "列出哪一列的值"
             return Refusal(f"要{what}？", "Which column?" if op == "list" else "Count distinct values of which column?",
