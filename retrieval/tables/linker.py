@@ -135,10 +135,12 @@ def _link_sheet_names(t: QuestionText, linked: Linked) -> None:
     """The sheet, table name or caption named in the question says which table is meant."""
     table, text = linked.table, t.text
     terms = {term for column in table.columns for term, _ in column_terms(column)}
+    cores = [column_core(c.name).replace(" ", "") for c in table.columns]
     for name in {normalize(n) for n in (table.sheet, table.name, table.caption) if n}:
         if len(name) >= 2 and name not in ROW_NOUNS:
             for pos in t.find_all(name):
-                if name in terms:  # a sheet called "客户" with a column "客户名称": the word links the column
+                if name in terms or any(core.startswith(name) for core in cores):
+                    # a sheet called "客户" with a column "客户名称", "预算" with 预算金额: the word links the column
                     linked.sheet_named = True
                 elif not _inside_word(text, pos, pos + len(name)):
                     t.take(pos, pos + len(name), content=True)

@@ -26,6 +26,7 @@ import re
 from indexing.table_store import ColumnInfo, TableInfo, TableStore
 from retrieval.tables.identity import identity_words, person_columns
 from retrieval.tables.linked import ColumnMention, Linked
+from retrieval.tables.period import period_label_filter
 from retrieval.tables.plan_columns import finish_query
 from retrieval.tables.query import (
     AGGREGATES,
@@ -79,7 +80,7 @@ def _time_filter(linked: Linked, store: TableStore, named: list[ColumnInfo]) -> 
     if named:
         dates = [c for c in dates if c in named] or dates
     if not dates:
-        return _year_column_filter(exprs, table)
+        return period_label_filter(exprs, table, store) or _year_column_filter(exprs, table)
     if len(dates) > 1:
         return Refusal(f"有多个日期列：{'、'.join(column_names(dates))}，「{exprs[0].text}」指哪一列？",
                        f"Several date columns ({', '.join(column_names(dates))}); "

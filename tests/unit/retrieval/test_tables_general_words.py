@@ -11,6 +11,7 @@ store; expectations computed from the generated rows. None of these phrasings is
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -93,3 +94,29 @@ def test_people_of_a_department_come_from_the_roster_not_the_department_sheet(kb
     assert all(x.name in text for x in w.people if x.dept == "销售部")
     assert _value(store, "公司全体员工的平均基本工资是多少") == Decimal(
         sum(x.salary for x in w.people)) / len(w.people)
+
+
+def test_a_yearless_quarter_on_a_sheet_with_a_quarter_column(tmp_path: Path) -> None:
+    import openpyxl
+
+    rows = [(dept, q, 100 + 10 * i + j, 95 + 13 * i + 7 * j) for i, dept in enumerate(["甲部", "乙部", "丙部"])
+            for j, q in enumerate(["Q1", "Q2", "Q3", "Q4"])]
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "预算"
+    ws.append(["部门", "季度", "预算金额", "实际支出"])
+    for row in rows:
+        ws.append(list(row))
+    wb.save(tmp_path / "budget.xlsx")
+    store = TableStore(tmp_path / "tables.duckdb")
+    try:
+        store.put("doc", str(tmp_path / "budget.xlsx"), parse_file(tmp_path / "budget.xlsx"))
+        assert _value(store, "第二季度预算金额合计") == sum(r[2] for r in rows if r[1] == "Q2")
+        text = _text(store, "第四季度实际支出超过预算的部门有哪些？")
+        over = {r[0] for r in rows if r[1] == "Q4" and r[3] > r[2]}
+        assert over and all(d in text for d in over)
+        assert not any(r[0] in text for r in rows if r[1] == "Q4" and r[0] not in over)
+        # a year the quarter labels do not hold is refused, not dropped
+        assert answer_table_question("2023年第二季度预算金额合计", store, None).outcome == "refused"
+    finally:
+        store.close()
