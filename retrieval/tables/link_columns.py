@@ -182,6 +182,7 @@ def row_key_nouns(mentions: list[ColumnMention], table: TableInfo, linked: Linke
         key = column.kind == "text" and (column.identifier or column.distinct == table.row_count)
         if len(m.columns) == 1 and key and m.text.isascii() and m.text != core and m.text.endswith("s"):
             linked.row_noun = True
+            linked.row_key = column  # "which items": a list names these keys
             continue
         out.append(m)
     return out

@@ -27,7 +27,7 @@ for _op, _alts in ((">=", "不低于|不少于|不小于|大于等于|at least|n
     for _word in _alts.split("|"):
         _WORDS[_word] = _op
 _CMP = re.compile("|".join(sorted(map(re.escape, _WORDS), key=len, reverse=True)))
-_GAP = re.compile(r"[\s的是了]{0,2}")
+_GAP = re.compile(r"(?:[\s的是了]|the\b|its\b|their\b){0,3}")
 #: "现存数量比安全库存低": the comparison word comes after the second column
 _BI = re.compile("比")
 _BI_WORDS = {"高": ">", "多": ">", "大": ">", "贵": ">", "低": "<", "少": "<", "小": "<", "便宜": "<"}

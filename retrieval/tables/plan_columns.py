@@ -48,6 +48,8 @@ def finish_query(query: TableQuery, remaining: list[ColumnInfo], linked: Linked)
         people = person_columns(query.table)
         if not targets and op == "list" and _PEOPLE_ROWS.search(linked.text) and len(people) == 1:
             targets = people  # "技术部有哪些人": the people of those rows
+        elif not targets and op == "list" and linked.row_key is not None:
+            targets = [linked.row_key]  # "which items have…": the keys the plural named
         if len(targets) != 1:
             what = "统计哪一列的不同值个数" if op == "count_distinct" else "列出哪一列的值"
             return Refusal(f"要{what}？", "Which column?" if op == "list" else "Count distinct values of which column?",
