@@ -20,6 +20,13 @@ __all__ = ["link_flags", "link_values", "negate_values", "negation_as_value"]
 _CONNECTORS = ("和", "与", "及", "或", "、", ",", "以及", "and", "or", "/")
 
 
+_PEOPLE_NOUNS = ("员工", "职工", "同事", "性", "士", "生", "人", "employees")
+
+
+def _people_kind(word: str, column: ColumnInfo) -> bool:
+    return not word.isascii() and column.distinct is not None and column.distinct <= 3
+
+
 def link_values(t: QuestionText, table: TableInfo, hits: list[ValueHit]) -> list[ValueMention]:
     by_column = {c.index: c for c in table.columns}
     spans: dict[tuple[int, int], list[tuple[ColumnInfo, str]]] = {}
@@ -34,6 +41,12 @@ def link_values(t: QuestionText, table: TableInfo, hits: list[ValueHit]) -> list
                         bucket = spans.setdefault((pos, pos + 1), [])
                         if (by_column[hit.column], hit.value) not in bucket:
                             bucket.append((by_column[hit.column], hit.value))
+                continue
+            if len(word) == 1 and _people_kind(word, by_column[hit.column]):
+                # "女员工", "男同事": a one-character value of a two- or three-valued column before a people noun
+                for pos in t.find_all(word):
+                    if t.text.startswith(_PEOPLE_NOUNS, pos + 1):
+                        spans.setdefault((pos, pos + 1), []).append((by_column[hit.column], hit.value))
                 continue
             if len(word) < 2 or (word.isdigit() and len(word) < 4):
                 continue

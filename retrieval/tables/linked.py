@@ -27,7 +27,7 @@ class ColumnMention:
     end: int
     text: str
     columns: list[ColumnInfo]
-    kind: str  # "exact" | "synonym" | "partial"
+    kind: str  # "exact" | "synonym" | "partial" | "qualified" (a word that names a column only with a qualifier)
     used: bool = False
 
     @property

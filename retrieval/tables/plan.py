@@ -266,6 +266,13 @@ def _remaining_columns(query: TableQuery, linked: Linked, used: set[int],
             continue
         if m.kind != "exact" and m.text in identity and query.op in (*AGGREGATES, "count"):
             continue  # "华东区客户的信用额度" on the sheet 客户信息: 客户 names the rows, not a column to group by
+        if m.kind == "qualified":
+            if query.op in ("count", "count_distinct", "list"):
+                continue  # "库存表里有多少种物料": the word names the table's rows, no column is computed
+            names = column_names(m.columns)
+            return Refusal(f"「{m.text}」是指「{'、'.join(names)}」吗？请写明列名。",
+                           f"Does '{m.text}' mean '{', '.join(names)}'? Name the column.", {"columns": names},
+                           linked.table)
         column = resolve_mention(m, linked)
         if isinstance(column, Refusal):
             if all(c.index in value_columns for c in m.columns) or (

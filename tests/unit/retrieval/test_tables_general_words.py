@@ -120,3 +120,24 @@ def test_a_yearless_quarter_on_a_sheet_with_a_quarter_column(tmp_path: Path) -> 
         assert answer_table_question("2023年第二季度预算金额合计", store, None).outcome == "refused"
     finally:
         store.close()
+
+
+def test_a_word_that_names_a_column_only_with_its_qualifier_is_refused_not_guessed(kb: Any) -> None:
+    store, _ = kb
+    # "库存" ends only 安全库存 (safety stock); the stock on hand is 现存数量: ranking by 安全库存 would be wrong
+    result = answer_table_question("库存最多的备件是哪个", store, None)
+    assert result.outcome == "refused" and "安全库存" in result.answer_text
+    # as the rows' name of a count it computes nothing, and the count stands
+    assert _value(store, "备件库存表里有多少条记录") == 30
+
+
+def test_years_since_and_before_and_one_character_values(kb: Any) -> None:
+    import datetime as dt
+
+    store, w = kb
+    assert _value(store, "2020年以来入职的员工有多少人") == sum(1 for x in w.people if x.joined >= dt.date(2020, 1, 1))
+    assert _value(store, "2019年以前入职的男员工有几个") == sum(
+        1 for x in w.people if x.joined < dt.date(2019, 1, 1) and x.gender == "男")
+    assert _value(store, "女员工有多少人") == len({x.name for x in w.people if x.gender == "女"})
+    # "2020年以后" may or may not include 2020: not read, so refused
+    assert answer_table_question("2020年以后入职的员工有多少人", store, None).outcome == "refused"
