@@ -85,7 +85,7 @@ def _link_argmax(t: QuestionText, linked: Linked) -> bool:
 
 
 _EXTREME_WORDS = re.compile(r"\b(?:most|least|fewest|highest|lowest|largest|smallest|biggest|max|min|maximum|minimum|"
-                            r"top|bottom|best|worst|more|less)\b")
+                            r"top|bottom|best|worst)\b")
 
 
 def _plural_without_extreme(word: str, mention: ColumnMention, linked: Linked) -> bool:

@@ -27,6 +27,16 @@ def _people_kind(word: str, column: ColumnInfo) -> bool:
     return not word.isascii() and column.distinct is not None and column.distinct <= 3
 
 
+def _one_character_value(t: QuestionText, word: str, column: ColumnInfo) -> list[int]:
+    """Where a one-character cell value is one: a letter grade or code right after 为/是/=/: ("评级为A"), or
+    "女员工" / "男同事" (a value of a two- or three-valued column before a people noun)."""
+    if word.isascii() and word.isalnum():
+        return [pos for pos in t.find_all(word) if bounded(t.text, pos, pos + 1) and _after_copula(t.text, pos)]
+    if _people_kind(word, column):
+        return [pos for pos in t.find_all(word) if t.text.startswith(_PEOPLE_NOUNS, pos + 1)]
+    return []
+
+
 def link_values(t: QuestionText, table: TableInfo, hits: list[ValueHit]) -> list[ValueMention]:
     by_column = {c.index: c for c in table.columns}
     spans: dict[tuple[int, int], list[tuple[ColumnInfo, str]]] = {}
@@ -34,19 +44,11 @@ def link_values(t: QuestionText, table: TableInfo, hits: list[ValueHit]) -> list
         if hit.table_id != table.table_id or hit.column not in by_column:
             continue
         for word in {hit.norm, hit.core}:
-            if len(word) == 1 and word.isascii() and word.isalnum():
-                # a one-letter grade or code ("评级为A", "等级是B") is a value only right after 为/是/=/:
-                for pos in t.find_all(word):
-                    if bounded(t.text, pos, pos + 1) and _after_copula(t.text, pos):
-                        bucket = spans.setdefault((pos, pos + 1), [])
-                        if (by_column[hit.column], hit.value) not in bucket:
-                            bucket.append((by_column[hit.column], hit.value))
-                continue
-            if len(word) == 1 and _people_kind(word, by_column[hit.column]):
-                # "女员工", "男同事": a one-character value of a two- or three-valued column before a people noun
-                for pos in t.find_all(word):
-                    if t.text.startswith(_PEOPLE_NOUNS, pos + 1):
-                        spans.setdefault((pos, pos + 1), []).append((by_column[hit.column], hit.value))
+            if len(word) == 1:
+                for pos in _one_character_value(t, word, by_column[hit.column]):
+                    bucket = spans.setdefault((pos, pos + 1), [])
+                    if (by_column[hit.column], hit.value) not in bucket:
+                        bucket.append((by_column[hit.column], hit.value))
                 continue
             if len(word) < 2 or (word.isdigit() and len(word) < 4):
                 continue

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from decimal import Decimal
 
 from indexing.table_store import ColumnInfo, TableInfo, TableStore
 from retrieval.tables.identity import identity_words, person_columns
@@ -188,12 +189,15 @@ _RANKING_OPS = frozenset({"max", "min", "sum", "avg", "count", "count_distinct"}
 
 
 def _who_is_a_lookup(linked: Linked) -> None:
-    """"核心模块开发由谁负责": a named value and no ranking word make "谁" the person cell of that row, not an
-    argmax over people; the person column is the one the question names, else the table's only one."""
-    if not linked.person_argmax or linked.topk or set(linked.ops) & _RANKING_OPS or not linked.values:
+    """"核心模块开发由谁负责": a condition and no ranking word make "谁" the person cell of those rows, not an
+    argmax over people ("月薪高于15000的员工都有谁" lists them); the person column is the one the question names,
+    else the table's only one."""
+    many = _MANY_PEOPLE.search(linked.text) is not None
+    conditions = linked.values or linked.numeric or linked.column_cmps or linked.times
+    if not linked.person_argmax or linked.topk or set(linked.ops) & _RANKING_OPS or not (conditions or many):
         return
     linked.person_argmax = linked.argmax = False
-    if _MANY_PEOPLE.search(linked.text) and "list" not in linked.ops:
+    if many and "list" not in linked.ops:
         linked.ops.append("list")  # "市场部都有谁": every person of those rows
     people = person_columns(linked.table)
     named = {c.index for m in linked.mentions for c in m.columns}
@@ -230,6 +234,17 @@ def _plan_group(query: TableQuery, linked: Linked, used: set[int]) -> Refusal | 
     return None
 
 
+#: A column counted in 万元 / 千元 ("预算（万元）"): "超过50万元" compares its cells with 50, not 500000.
+_COLUMN_SCALE = re.compile(r"(百万|万|千|亿)\s{0,1}(?:元|美元|人民币)?\s{0,1}[)）]|(百万|万|千|亿)元")
+_SCALES = {"万": Decimal(10_000), "千": Decimal(1_000), "亿": Decimal(100_000_000), "百万": Decimal(1_000_000)}
+_SCALED = re.compile(r"\d\s{0,1}(?:万|千|亿|k|w)|[零一二三四五六七八九十百千两][万亿]")
+
+
+def _unit_factor(name: str) -> Decimal:
+    match = _COLUMN_SCALE.search(name)
+    return _SCALES[match.group(1) or match.group(2)] if match else Decimal(1)
+
+
 def _numeric_filters(query: TableQuery, linked: Linked, used: set[int]) -> Refusal | None:
     """Numeric conditions on the column named right before them, else on the table's only measure."""
     table = linked.table
@@ -249,7 +264,8 @@ def _numeric_filters(query: TableQuery, linked: Linked, used: set[int]) -> Refus
         if column.kind != "decimal":
             return Refusal(f"「{column.name}」不是数值列，不能按「{cond.text}」比较。",
                            f"'{column.name}' is not numeric; '{cond.text}' cannot compare it.", {}, table)
-        values_ = [cond.value] + ([cond.value2] if cond.value2 is not None else [])
+        factor = _unit_factor(column.name) if _SCALED.search(cond.text) else Decimal(1)
+        values_ = [v / factor for v in (cond.value, cond.value2) if v is not None]
         query.filters.append(Filter(column, cond.op, values_, cond.text))
     query.filters += [Filter(left, op, [], words, other=right) for left, op, right, words in linked.column_cmps]
     return None
@@ -264,7 +280,8 @@ def _remaining_columns(query: TableQuery, linked: Linked, used: set[int],
     for m in linked.mentions:
         if id(m) in used:
             continue
-        if m.kind != "exact" and m.text in identity and query.op in (*AGGREGATES, "count"):
+        if m.kind != "exact" and m.text in identity and (query.op in (*AGGREGATES, "count") or (
+                query.op in ("list", "count_distinct") and _names_text_column(linked, m))):
             continue  # "华东区客户的信用额度" on the sheet 客户信息: 客户 names the rows, not a column to group by
         if m.kind == "qualified":
             if query.op in ("count", "count_distinct", "list"):
@@ -288,6 +305,13 @@ def _remaining_columns(query: TableQuery, linked: Linked, used: set[int],
         if column not in remaining:
             remaining.append(column)
     return remaining, named_dates
+
+
+def _names_text_column(linked: Linked, skip: ColumnMention) -> bool:
+    """Whether the question names a text column exactly besides ``skip`` ("项目的项目经理都有谁": the list is of
+    项目经理; 项目 only names the rows)."""
+    return any(m is not skip and m.kind == "exact" and all(c.kind == "text" for c in m.columns)
+               for m in linked.mentions)
 
 
 def _lookup_or_finish(query: TableQuery, linked: Linked, remaining: list[ColumnInfo],

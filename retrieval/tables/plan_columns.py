@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from indexing.table_store import ColumnInfo
+from retrieval.handlers.columns import column_core
 from retrieval.tables.identity import identity_words, person_columns
 from retrieval.tables.lexicon import PEOPLE_COUNT
 from retrieval.tables.linked import Linked
@@ -31,6 +32,38 @@ _ASKS_AMOUNT = re.compile(r"多少|几|how much|how many|what is|what's|what was
 _PEOPLE_ROWS = re.compile(r"哪些人|哪些员工|哪几个人|哪几位|哪些同事|which (?:people|employees|staff)")
 
 
+def _row_names(linked: Linked) -> list[ColumnInfo]:
+    """What names a list's rows when no column is named: the key a plural named ("which items"), the name column
+    of the table's own noun ("预算超过50万元的项目有哪些": 项目名称), or the one unique identifier of rows a row
+    noun names ("list orders with revenue above 5000": Order No)."""
+    table = linked.table
+    if linked.row_key is not None:
+        return [linked.row_key]
+    words = [*linked.identity, *(m.text for m in linked.mentions if m.kind == "partial")]
+    names = [c for c in table.columns for w in words
+             if column_core(c.name).replace(" ", "").lower() in (w + "名称", w + "名", w + "name")]
+    if len(set(c.index for c in names)) == 1:
+        return names[:1]
+    keys = [c for c in table.columns if c.kind == "text" and c.identifier and c.distinct == table.row_count]
+    return keys if linked.row_noun and len(keys) == 1 else []
+
+
+def _per_period_or_total(query: TableQuery) -> Refusal | None:
+    """"迟到次数超过3次的有谁" on a monthly summary (a row per person and month): in one month, or in total? Both
+    are read; the rows say only the first, so the question is refused with the two readings."""
+    table, target = query.table, query.targets[0]
+    periodic = any(c.is_date and c.granularity in ("month", "quarter", "year") for c in table.columns)
+    repeated = target.distinct is not None and target.distinct < table.row_count
+    counted = [f for f in query.filters if f.other is None and f.op in (">", ">=", "<", "<=", "between")
+               and is_additive(f.column)]
+    if not (periodic and repeated and counted):
+        return None
+    words = counted[0].text or counted[0].column.name
+    return Refusal(f"表「{table.name}」每个「{target.name}」有多行（按期间）：「{words}」是指某一期，还是合计？",
+                   f"'{target.name}' has a row per period in '{table.name}': does '{words}' mean in one period or "
+                   f"in total?", {"operations": ["per_row", "sum"]}, table)
+
+
 def finish_query(query: TableQuery, remaining: list[ColumnInfo], linked: Linked) -> TableQuery | Refusal:
     """The operation's columns from the named columns left over: numeric ones, identifiers and the others."""
     numeric = [c for c in remaining if c.kind == "decimal"]
@@ -48,15 +81,15 @@ def finish_query(query: TableQuery, remaining: list[ColumnInfo], linked: Linked)
         people = person_columns(query.table)
         if not targets and op == "list" and _PEOPLE_ROWS.search(linked.text) and len(people) == 1:
             targets = people  # "技术部有哪些人": the people of those rows
-        elif not targets and op == "list" and linked.row_key is not None:
-            targets = [linked.row_key]  # "which items have…": the keys the plural named
+        elif not targets and op == "list":
+            targets = _row_names(linked)
         if len(targets) != 1:
             what = "统计哪一列的不同值个数" if op == "count_distinct" else "列出哪一列的值"
             return Refusal(f"要{what}？", "Which column?" if op == "list" else "Count distinct values of which column?",
                            {"columns": column_names([c for c in query.table.columns if c.kind == "text"])},
                            query.table)
         query.targets = targets
-        return query
+        return _per_period_or_total(query) or query
     return _finish_lookup(query, remaining)
 
 
@@ -102,6 +135,7 @@ def _finish_count(query: TableQuery, numeric: list[ColumnInfo], others: list[Col
         # "质量部有几个人" on a monthly attendance sheet: people, not their monthly rows
         query.op, query.targets = "count_distinct", people
         query.notes.append((f"人数：「{people[0].name}」的不同值", f"people: distinct '{people[0].name}'"))
+        return _per_period_or_total(query) or query
     return query
 
 
