@@ -40,6 +40,7 @@ from retrieval.tables.link_columns import (
 from retrieval.tables.link_compare import link_column_comparisons
 from retrieval.tables.link_numbers import link_numeric, link_topk
 from retrieval.tables.link_rank import link_group_and_rank
+from retrieval.tables.link_translate import translate_values
 from retrieval.tables.link_values import link_flags, link_values, negate_values, negation_as_value
 from retrieval.tables.linked import Linked, QuestionText
 from retrieval.tables.timeexpr import find_time_exprs
@@ -93,7 +94,7 @@ def _consume_vocabulary(t: QuestionText, linked: Linked) -> None:
 def link_table(question: str, table: TableInfo, store: TableStore, hits: list[ValueHit] | None = None) -> Linked:
     """Link a question (raw; normalised here) to one stored table."""
     text = normalize(question)
-    negated = negation_as_value(text, table, store)
+    negated = translate_values(negation_as_value(text, table, store), table, store)
     if negated != text:
         text, hits = negated, None  # "还没开始" read as the cell value "未开始": the hits are looked up again
     t = QuestionText(text)

@@ -2,7 +2,8 @@
 (eval/table_heldout/kb2.py): a number on a column counted in 万元 ("预算（万元）", "超过50万元" is 50 there, not
 500000: a confident 0 before), a number followed by the column it bounds ("more than 10 units"), a number of rows
 per group ("more than 5 orders": not a value of the only measure, refused), a list of orders naming their key,
-a condition on a monthly summary (per month or in total: refused), and "谁" with a condition listing people.
+a condition on a monthly summary (per month or in total: refused), "谁" with a condition listing people, and status
+words in the other language ("退货" for Returned).
 
 Real files parsed by the product into a real DuckDB store; expectations from the generated rows.
 """
@@ -73,3 +74,11 @@ def test_who_with_a_condition_lists_people(kb: Any) -> None:
     result = answer_table_question("预算超过400万元的项目的项目经理都有谁", store, None)
     assert result.outcome == "exact", result.answer_text
     assert set(result.data["values"]) == {p[1] for p in PROJECTS if p[3] > 400}
+
+
+def test_status_words_in_the_other_language(kb: Any) -> None:
+    store, w = kb
+    assert _value(store, "Emma的退货订单有几笔") == sum(1 for o in w.orders if o[3] == "Emma" and o[7] == "Returned")
+    assert _value(store, "已发货的订单有多少笔") == sum(1 for o in w.orders if o[7] == "Shipped")
+    # a status the table does not hold stays unread: refused, not answered over every order
+    assert answer_table_question("已完成的订单收入合计", store, None).outcome == "refused"
