@@ -281,7 +281,7 @@ def _remaining_columns(query: TableQuery, linked: Linked, used: set[int],
         if id(m) in used:
             continue
         if m.kind != "exact" and m.text in identity and (query.op in (*AGGREGATES, "count") or (
-                query.op in ("list", "count_distinct") and _names_text_column(linked, m))):
+                query.op in ("list", "count_distinct") and _names_text_column(linked, m, value_columns))):
             continue  # "华东区客户的信用额度" on the sheet 客户信息: 客户 names the rows, not a column to group by
         if m.kind == "qualified":
             if query.op in ("count", "count_distinct", "list"):
@@ -307,11 +307,11 @@ def _remaining_columns(query: TableQuery, linked: Linked, used: set[int],
     return remaining, named_dates
 
 
-def _names_text_column(linked: Linked, skip: ColumnMention) -> bool:
-    """Whether the question names a text column exactly besides ``skip`` ("项目的项目经理都有谁": the list is of
-    项目经理; 项目 only names the rows)."""
-    return any(m is not skip and m.kind == "exact" and all(c.kind == "text" for c in m.columns)
-               for m in linked.mentions)
+def _names_text_column(linked: Linked, skip: ColumnMention, value_columns: set[int]) -> bool:
+    """Whether the question names a text column exactly besides ``skip`` and the columns of its values
+    ("项目的项目经理都有谁": the list is of 项目经理; 项目 only names the rows)."""
+    return any(m is not skip and m.kind == "exact" and all(c.kind == "text" and c.index not in value_columns
+                                                           for c in m.columns) for m in linked.mentions)
 
 
 def _lookup_or_finish(query: TableQuery, linked: Linked, remaining: list[ColumnInfo],

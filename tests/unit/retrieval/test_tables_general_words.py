@@ -92,6 +92,9 @@ def test_people_of_a_department_come_from_the_roster_not_the_department_sheet(kb
     assert _value(store, "行政部有多少人？") == sum(1 for x in w.people if x.dept == "行政部")
     text = _text(store, "销售部都有谁？")
     assert all(x.name in text for x in w.people if x.dept == "销售部")
+    # the value's column (学历) is no column to list: the people are ("员工" names the roster's rows)
+    text = _text(store, "硕士学历的员工有哪些")
+    assert all(x.name in text for x in w.people if x.degree == "硕士")
     assert _value(store, "公司全体员工的平均基本工资是多少") == Decimal(
         sum(x.salary for x in w.people)) / len(w.people)
 
