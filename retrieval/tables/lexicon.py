@@ -124,7 +124,8 @@ FILLERS = tuple(sorted({
 #: "新建了多少张工单"): they carry no condition of their own. A verb that is part of a column name ("存放库位",
 #: "工作城市") is left for the column; verbs that name a state ("closed", "完成") are not here: they are cell values.
 ROW_VERBS = ("放了", "放着", "存放了", "存放", "存了", "存着", "存有", "备有", "放", "新建了", "新建", "创建了", "创建",
-             "新增了", "新增", "开了", "录入", "去过", "去了", "到过", "出差", "接了", "处理了", "处理过", "办理了",
+             "新增了", "新增", "开了", "录入", "去过", "去了", "到过", "出差", "接了", "处理了", "处理过", "处理",
+             "经手", "跟进", "办理了",
              "负责", "担任", "属于", "位于", "在职", "工作", "就职", "任职", "入库了", "进了", "有了",
              "visited", "visit", "visits", "went", "go", "traveled", "travelled", "travel", "stored", "kept",
              "stocked", "held", "located", "based", "assigned", "belong", "belongs", "belonging", "work", "works",

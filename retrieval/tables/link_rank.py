@@ -73,6 +73,9 @@ def _link_argmax(t: QuestionText, linked: Linked) -> bool:
                 linked.ops.append("list")  # "which cities did the Sales team visit": every city, not the top one
                 t.take(pos, end)
                 return True
+            if mention is not None and not _asks_extreme(linked):
+                t.take(pos, end)  # "李子涵在哪个部门": the cell of that row, no ranking
+                return True
             if mention is not None:
                 linked.group_mention, linked.argmax = mention, True
                 t.take(pos, end)
@@ -86,6 +89,15 @@ def _link_argmax(t: QuestionText, linked: Linked) -> bool:
 
 _EXTREME_WORDS = re.compile(r"\b(?:most|least|fewest|highest|lowest|largest|smallest|biggest|max|min|maximum|minimum|"
                             r"top|bottom|best|worst)\b")
+
+
+_EXTREME_ZH = re.compile(r"最|第一|第二|第三|前\s{0,1}[\d一二三四五六七八九十两]|倒数|排名|多于|少于|超过|高于|低于")
+
+
+def _asks_extreme(linked: Linked) -> bool:
+    """Whether "哪个/which" ranks ("哪个部门的人最多") rather than asks for a cell ("李子涵在哪个部门")."""
+    return bool(linked.topk) or _EXTREME_ZH.search(linked.text) is not None or \
+        _EXTREME_WORDS.search(linked.text) is not None
 
 
 def _plural_without_extreme(word: str, mention: ColumnMention, linked: Linked) -> bool:

@@ -13,6 +13,7 @@ from indexing.table_store import ColumnInfo, TableInfo, TableStore, ValueHit
 from retrieval.handlers.columns import column_core
 from retrieval.rules.normalize import normalize
 from retrieval.tables.lexicon import NEGATION_AFTER, NEGATION_BEFORE
+from retrieval.tables.link_columns import word_forms
 from retrieval.tables.linked import ASCII_WORD, QuestionText, ValueMention, bounded
 
 __all__ = ["link_flags", "link_values", "negate_values", "negation_as_value"]
@@ -52,10 +53,11 @@ def link_values(t: QuestionText, table: TableInfo, hits: list[ValueHit]) -> list
                 continue
             if len(word) < 2 or (word.isdigit() and len(word) < 4):
                 continue
-            for pos in t.find_all(word):
-                bucket = spans.setdefault((pos, pos + len(word)), [])
-                if (by_column[hit.column], hit.value) not in bucket:
-                    bucket.append((by_column[hit.column], hit.value))
+            for form in word_forms(word) if word.isascii() and " " not in word else [word]:
+                for pos in t.find_all(form):  # "hotels" for a cell "Hotel"
+                    bucket = spans.setdefault((pos, pos + len(form)), [])
+                    if (by_column[hit.column], hit.value) not in bucket:
+                        bucket.append((by_column[hit.column], hit.value))
     out: list[ValueMention] = []
     for (start, end), candidates in sorted(spans.items(), key=lambda kv: (-(kv[0][1] - kv[0][0]), kv[0][0])):
         if not t.free(start, end):

@@ -327,8 +327,8 @@ def _lookup_or_finish(query: TableQuery, linked: Linked, remaining: list[ColumnI
         query.group = None
         query.all_rows = True
         return query
-    if linked.asks_date and query.op == "lookup" and not remaining:
-        return _date_lookup(query, named_dates)
+    if query.op == "lookup" and not remaining and (linked.asks_date or (named_dates and query.filters)):
+        return _date_lookup(query, named_dates)  # "尤静是哪天入职的", "周浩然的入职日期"
     if linked.asks_date and query.op == "lookup" and not any(c.is_measure for c in remaining):
         # "沈琳负责的里程碑是哪天": a date is asked; the named text columns say which rows, the date is the answer
         looked = _date_lookup(query, named_dates)

@@ -144,3 +144,16 @@ def test_years_since_and_before_and_one_character_values(kb: Any) -> None:
     assert _value(store, "女员工有多少人") == len({x.name for x in w.people if x.gender == "女"})
     # "2020年以后" may or may not include 2020: not read, so refused
     assert answer_table_question("2020年以后入职的员工有多少人", store, None).outcome == "refused"
+
+
+def test_which_without_an_extreme_reads_a_cell_and_plurals_of_values(kb: Any) -> None:
+    store, w = kb
+    person = w.people[3]
+    text = _text(store, f"{person.name}在哪个部门")
+    assert person.dept in text.split("来源")[0] and "最高" not in text
+    assert person.joined.isoformat() in _text(store, f"{person.name}的入职日期")
+    hotels = sum((x.amount for x in w.expenses if x.kind == "Hotel" and x.city == "Denver"), Decimal(0))
+    assert _value(store, "What is the total amount for hotels in Denver?") == hotels
+    hours = [x.hours for x in w.tickets if x.agent == "Maria"]
+    assert _value(store, "Maria处理的工单平均用时").quantize(Decimal("0.01")) == (
+        sum(hours, Decimal(0)) / len(hours)).quantize(Decimal("0.01"))
