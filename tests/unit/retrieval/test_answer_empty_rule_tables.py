@@ -71,6 +71,15 @@ def test_an_english_comparison_lists_the_keys(service: QuestionService) -> None:
     assert all((f"Item {i} " in listed + " ") == (10 * i < 35) for i in range(12)), answer.text
 
 
+def test_chinese_words_for_an_english_stock_sheet(service: QuestionService) -> None:
+    answer = service.ask("库存数量低于再订货点的物品有哪些")
+    assert answer.metadata.get("handler", {}).get("outcome") == "exact", answer.text
+    listed = answer.text.split("来源")[0]
+    assert all((f"Item {i}（" in listed) == (10 * i < 35) for i in range(12)), answer.text
+    answer = service.ask("North仓库有多少种物品")
+    assert answer.metadata["handler"]["data"]["value"] in (6, "6"), answer.text
+
+
 def test_a_question_the_tables_do_not_explain_keeps_the_rules_answer(service: QuestionService) -> None:
     answer = service.ask("春季展会的场地费金额是多少？")
     assert answer.metadata.get("handler", {}).get("outcome") != "exact", answer.text
