@@ -38,8 +38,11 @@ def _occurrence(text: str, word: str) -> int:
     return pos
 
 
-def translate_values(text: str, table: TableInfo, store: TableStore) -> str:
-    """The question with a status or place word replaced by the table's value of the same meaning, if any."""
+def translate_values(text: str, table: TableInfo, store: TableStore) -> tuple[str, int]:
+    """The question with a status or place word replaced by the table's value of the same meaning, if any, and
+    how many characters longer that made it (the linker's coverage counts the question's own characters: a
+    translated "completed" must not weigh three times the "已完成" the user wrote)."""
+    grown = 0
     cores = [normalize(column_core(c.name)) for c in table.columns]
     for group in value_synonyms():
         asked = [w for w in group if _occurrence(text, w) >= 0 and not any(w in core for core in cores)]
@@ -48,7 +51,8 @@ def translate_values(text: str, table: TableInfo, store: TableStore) -> str:
         held = {h.norm for h in store.values_in([table.table_id], " | ".join(group)) if h.norm in group}
         if len(held) != 1 or held & set(asked):
             continue  # none, several, or the question already uses the table's own word
-        word = asked[0]
+        word, value = asked[0], held.pop()
         pos = _occurrence(text, word)
-        text = text[:pos] + held.pop() + text[pos + len(word):]
-    return text
+        text = text[:pos] + value + text[pos + len(word):]
+        grown += len(value) - len(word)
+    return text, grown

@@ -94,7 +94,7 @@ def _consume_vocabulary(t: QuestionText, linked: Linked) -> None:
 def link_table(question: str, table: TableInfo, store: TableStore, hits: list[ValueHit] | None = None) -> Linked:
     """Link a question (raw; normalised here) to one stored table."""
     text = normalize(question)
-    negated = translate_values(negation_as_value(text, table, store), table, store)
+    negated, grown = translate_values(negation_as_value(text, table, store), table, store)
     if negated != text:
         text, hits = negated, None  # "还没开始" read as the cell value "未开始": the hits are looked up again
     t = QuestionText(text)
@@ -125,10 +125,10 @@ def link_table(question: str, table: TableInfo, store: TableStore, hits: list[Va
     _consume_vocabulary(t, linked)
     linked.mentions += partial_columns(t, table, linked.mentions)
     linked.leftover = _leftover_runs(text, before_vocabulary, t.used)
-    has_date = any(c.is_date for c in table.columns)
-    linked.content = t.content
     linked.affinity = affinity(text, table, t.is_content)
-    linked.coverage = t.content + linked.affinity + (1 if (linked.times or linked.group_unit) and has_date else 0)
+    linked.content = t.content - grown  # a translated value counts as the words the question wrote
+    dated = (linked.times or linked.group_unit) and any(c.is_date for c in table.columns)
+    linked.coverage = linked.content + linked.affinity + (1 if dated else 0)
     return linked
 
 

@@ -157,3 +157,33 @@ def test_which_without_an_extreme_reads_a_cell_and_plurals_of_values(kb: Any) ->
     hours = [x.hours for x in w.tickets if x.agent == "Maria"]
     assert _value(store, "Maria处理的工单平均用时").quantize(Decimal("0.01")) == (
         sum(hours, Decimal(0)) / len(hours)).quantize(Decimal("0.01"))
+
+
+def test_a_translated_value_weighs_as_the_words_the_user_wrote(tmp_path: Path) -> None:
+    """"已完成的任务有几个" over a Chinese task list and an English csv whose Status holds "Completed": the Chinese
+    table explains the question (its value and its row noun); the translation must not outweigh it."""
+    import csv
+
+    import openpyxl
+
+    tasks = [("需求评审", "已完成"), ("接口开发", "进行中"), ("联调测试", "已完成"), ("上线发布", "未开始")]
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "任务清单"
+    ws.append(["任务名称", "状态"])
+    for row in tasks:
+        ws.append(list(row))
+    wb.save(tmp_path / "任务.xlsx")
+    with (tmp_path / "orders.csv").open("w", encoding="utf-8", newline="") as fh:
+        out = csv.writer(fh)
+        out.writerow(["Order ID", "Status", "Revenue"])
+        for i in range(9):
+            out.writerow([f"SO-{i}", ["Completed", "Cancelled", "Completed"][i % 3], 10 * i])
+    store = TableStore(tmp_path / "tables.duckdb")
+    try:
+        for n, name in enumerate(["任务.xlsx", "orders.csv"]):
+            store.put(f"doc{n}", str(tmp_path / name), parse_file(tmp_path / name))
+        assert _value(store, "已完成的任务有几个") == sum(1 for _, s in tasks if s == "已完成")
+        assert _value(store, "已完成的订单有多少笔") == 6  # the csv's "Completed" for the user's 已完成
+    finally:
+        store.close()
