@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import PurePath
 
 from indexing.table_store import ColumnInfo, TableInfo
+from retrieval.rules.normalize import normalize
 from retrieval.tables.identity import person_columns
 from retrieval.tables.linked import Linked
 from retrieval.tables.query import Refusal, TableQuery
@@ -70,6 +71,16 @@ def _shape(link: Linked, planned: TableQuery | Refusal) -> int:
     return score
 
 
+def _borrowed(link: Linked) -> int:
+    """Characters the table explains only through a synonym or a translation of its names ("数量" for Quantity,
+    "订单" for a sheet "Orders"): between tables that explain the question equally, the one that uses the
+    question's own words ("数量" of a column 数量) is the one meant."""
+    names = normalize(" ".join([PurePath(link.table.path).stem, link.table.sheet or "", link.table.name or "",
+                                link.table.caption or ""]))
+    synonyms = sum(m.end - m.start for m in link.mentions if m.kind == "synonym")
+    return synonyms + sum(len(word) for word in link.identity if word not in names)
+
+
 def _trivial(query: TableQuery) -> bool:
     """A count, list or ranking that a column of unique values decides before it runs: "技术部有多少人" over a
     department sheet (one row per department) counts 1, "哪个部门的人最多" ranks groups of one row each. A table
@@ -101,6 +112,8 @@ def choose_table(links: list[Linked], plan: Callable[[Linked], TableQuery | Refu
                        {"tables": names}, kind="no_link")
     best = max(link.coverage for link in linked_at_all)
     top = [link for link in linked_at_all if link.coverage == best]
+    native = min(_borrowed(link) for link in top)
+    top = [link for link in top if _borrowed(link) == native]
     if len(top) == 1:
         return top[0], plan(top[0])
     planned = [(link, plan(link)) for link in top]

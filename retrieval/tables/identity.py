@@ -82,6 +82,7 @@ def affinity(text: str, table: TableInfo, content: list[bool]) -> int:
 
 
 def person_columns(table: TableInfo) -> list[ColumnInfo]:
-    """Text columns that name people (for "谁…最高")."""
+    """Text columns that name people (for "谁…最高"): a person word in the name, or a name ending in 人 (报销人,
+    申请人, 责任人)."""
     return [c for c in table.columns if c.kind == "text" and not c.identifier
-            and any(h in normalize(c.name) for h in PERSON_HINTS)]
+            and (any(h in normalize(c.name) for h in PERSON_HINTS) or normalize(c.name).endswith("人"))]

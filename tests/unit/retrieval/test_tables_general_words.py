@@ -187,3 +187,37 @@ def test_a_translated_value_weighs_as_the_words_the_user_wrote(tmp_path: Path) -
         assert _value(store, "已完成的订单有多少笔") == 6  # the csv's "Completed" for the user's 已完成
     finally:
         store.close()
+
+
+def test_the_table_in_the_questions_own_words_wins_a_tie_with_a_translated_one(tmp_path: Path) -> None:
+    """"数量大于10的订单有多少笔" over a Chinese order sheet (数量) and an English one (Quantity, sheet "Orders"):
+    both explain every word, the English one only through the bilingual lexicon; the Chinese one is meant. A
+    column ending in 人 (报销人) holds people for "谁"."""
+    import openpyxl
+
+    rows = [(f"D{i}", 3 * i % 17, "张三" if i % 3 else "李四", 100 + i) for i in range(30)]
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "订单明细"
+    ws.append(["订单编号", "数量", "报销人", "金额"])
+    for row in rows:
+        ws.append(list(row))
+    wb.save(tmp_path / "订单.xlsx")
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Orders"
+    ws.append(["Order ID", "Quantity", "Amount"])
+    for i in range(20):
+        ws.append([f"E{i}", 20 - i, 50 + i])
+    wb.save(tmp_path / "orders_en.xlsx")
+    store = TableStore(tmp_path / "tables.duckdb")
+    try:
+        for n, name in enumerate(["订单.xlsx", "orders_en.xlsx"]):
+            store.put(f"doc{n}", str(tmp_path / name), parse_file(tmp_path / name))
+        assert _value(store, "数量大于10的订单有多少笔") == sum(1 for r in rows if r[1] > 10)
+        assert _value(store, "How many orders had a quantity above 10?") == sum(1 for i in range(20) if 20 - i > 10)
+        text = _text(store, "谁的金额合计最多")
+        totals = {p: sum(r[3] for r in rows if r[2] == p) for p in ("张三", "李四")}
+        assert max(totals, key=totals.__getitem__) in text.split("来源")[0]
+    finally:
+        store.close()
