@@ -24,7 +24,7 @@ from pathlib import PurePath
 
 from indexing.table_store import ColumnInfo, TableInfo
 from retrieval.rules.normalize import normalize
-from retrieval.tables.identity import person_columns
+from retrieval.tables.identity import identity_words, person_columns
 from retrieval.tables.linked import Linked
 from retrieval.tables.query import Refusal, TableQuery
 
@@ -78,7 +78,8 @@ def _borrowed(link: Linked) -> int:
     names = normalize(" ".join([PurePath(link.table.path).stem, link.table.sheet or "", link.table.name or "",
                                 link.table.caption or ""]))
     synonyms = sum(m.end - m.start for m in link.mentions if m.kind == "synonym")
-    return synonyms + sum(len(word) for word in link.identity if word not in names)
+    translated = {word for word in identity_words(link.table) if word not in names and word in link.text}
+    return synonyms + sum(len(word) for word in translated | {w for w in link.identity if w not in names})
 
 
 def _trivial(query: TableQuery) -> bool:

@@ -12,7 +12,7 @@ from pathlib import PurePath
 from indexing.table_store import ColumnInfo, TableInfo
 from retrieval.handlers.columns import column_core
 from retrieval.rules.normalize import normalize
-from retrieval.tables.lexicon import FILLERS, name_synonyms
+from retrieval.tables.lexicon import FILLERS, OP_WORDS, name_synonyms
 from retrieval.tables.link_columns import word_forms
 from retrieval.tables.linked import QuestionText, bounded
 from retrieval.tables.timeexpr import find_time_exprs
@@ -62,9 +62,18 @@ def link_identity(t: QuestionText, table: TableInfo) -> list[str]:
             continue
         for form in word_forms(word):
             for pos in t.find_all(form):
+                if _begins_count_word(t.text, pos, pos + len(form)):
+                    continue  # "订单数": the count word, not the table's name
                 t.take(pos, pos + len(form))
                 found.append(form)
     return found
+
+
+def _begins_count_word(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] begins a count word there ("订单" of "订单数"): the rows are counted, and the word
+    is left for the count."""
+    return any(text.startswith(word, start) for words in OP_WORDS.values() for word in words
+               if len(word) > end - start and word.endswith("数"))
 
 
 def affinity(text: str, table: TableInfo, content: list[bool]) -> int:

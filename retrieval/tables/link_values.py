@@ -66,7 +66,7 @@ def link_values(t: QuestionText, table: TableInfo, hits: list[ValueHit]) -> list
         tail = t.text[end:end + 2]
         # "电气类的备件" when the value is "电气": 类 says the value is a class of rows
         for suffix in ("地区", "大区", "区", "市", "省", "类"):
-            if tail.startswith(suffix) and t.free(end, end + len(suffix)):
+            if tail.startswith(suffix) and t.free(end, end + len(suffix)) and not tail.startswith("区域"):
                 end += len(suffix)
                 break
         t.take(start, end, content=True)

@@ -216,6 +216,8 @@ def test_the_table_in_the_questions_own_words_wins_a_tie_with_a_translated_one(t
             store.put(f"doc{n}", str(tmp_path / name), parse_file(tmp_path / name))
         assert _value(store, "数量大于10的订单有多少笔") == sum(1 for r in rows if r[1] > 10)
         assert _value(store, "How many orders had a quantity above 10?") == sum(1 for i in range(20) if 20 - i > 10)
+        # "订单数" counts the rows; "orders" of the English file's name is no evidence for the Chinese question
+        assert _value(store, "张三的订单数是多少") == sum(1 for r in rows if r[2] == "张三")
         text = _text(store, "谁的金额合计最多")
         totals = {p: sum(r[3] for r in rows if r[2] == p) for p in ("张三", "李四")}
         assert max(totals, key=totals.__getitem__) in text.split("来源")[0]
