@@ -79,7 +79,8 @@ def _borrowed(link: Linked) -> int:
                                 link.table.caption or ""]))
     synonyms = sum(m.end - m.start for m in link.mentions if m.kind == "synonym")
     translated = {word for word in identity_words(link.table) if word not in names and word in link.text}
-    return synonyms + sum(len(word) for word in translated | {w for w in link.identity if w not in names})
+    return link.borrowed + synonyms + sum(len(word) for word in translated | {w for w in link.identity
+                                                                            if w not in names})
 
 
 def _trivial(query: TableQuery) -> bool:

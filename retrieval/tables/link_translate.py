@@ -38,11 +38,12 @@ def _occurrence(text: str, word: str) -> int:
     return pos
 
 
-def translate_values(text: str, table: TableInfo, store: TableStore) -> tuple[str, int]:
-    """The question with a status or place word replaced by the table's value of the same meaning, if any, and
-    how many characters longer that made it (the linker's coverage counts the question's own characters: a
-    translated "completed" must not weigh three times the "已完成" the user wrote)."""
-    grown = 0
+def translate_values(text: str, table: TableInfo, store: TableStore) -> tuple[str, int, int]:
+    """The question with a status or place word replaced by the table's value of the same meaning, if any; how
+    many characters longer that made it (the linker's coverage counts the question's own characters: a
+    translated "completed" must not weigh three times the "已完成" the user wrote), and how many of the user's
+    characters were translated (a table that needs the translation is second to one that does not)."""
+    grown = borrowed = 0
     cores = [normalize(column_core(c.name)) for c in table.columns]
     for group in value_synonyms():
         asked = [w for w in group if _occurrence(text, w) >= 0 and not any(w in core for core in cores)]
@@ -55,4 +56,5 @@ def translate_values(text: str, table: TableInfo, store: TableStore) -> tuple[st
         pos = _occurrence(text, word)
         text = text[:pos] + value + text[pos + len(word):]
         grown += len(value) - len(word)
-    return text, grown
+        borrowed += len(word)
+    return text, grown, borrowed

@@ -92,6 +92,8 @@ class Linked:
     asks_date: bool = False
     #: the ranked group was read from part of a column name ("哪家单位" for 对方单位)
     partial_group: bool = False
+    #: characters of the question read only through a translation of a cell value ("已完成" for Completed)
+    borrowed: int = 0
     #: "network tickets", "which items": the key column whose plural named the rows
     row_key: ColumnInfo | None = None
     #: "库存数量低于最低库存": (left column, op, right column, words) row conditions between two columns

@@ -94,11 +94,11 @@ def _consume_vocabulary(t: QuestionText, linked: Linked) -> None:
 def link_table(question: str, table: TableInfo, store: TableStore, hits: list[ValueHit] | None = None) -> Linked:
     """Link a question (raw; normalised here) to one stored table."""
     text = normalize(question)
-    negated, grown = translate_values(negation_as_value(text, table, store), table, store)
+    negated, grown, borrowed = translate_values(negation_as_value(text, table, store), table, store)
     if negated != text:
         text, hits = negated, None  # "还没开始" read as the cell value "未开始": the hits are looked up again
     t = QuestionText(text)
-    linked = Linked(table=table, text=text)
+    linked = Linked(table=table, text=text, borrowed=borrowed)
     flags = link_flags(t, table, store)
     linked.mentions = row_key_nouns(link_columns(t, table, ("exact",)), table, linked)
     _link_sheet_names(t, linked)
