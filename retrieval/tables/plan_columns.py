@@ -109,12 +109,28 @@ def _finish_aggregate(query: TableQuery, numeric: list[ColumnInfo], identifiers:
         query.op, query.rank_agg = "rank", "rows"
         query.ascending, query.limit = "min" in linked.ops and "max" not in linked.ops, linked.topk or 1
         return query
+    if query.op in ("max", "min") and query.group is None and _extreme_of(linked, others):
+        # "总收入最高的产品", "请假最多的部门": the group with the extreme total, as "哪个产品的总收入最高"
+        query.op, query.group, query.measure = "rank", others[0], None
+        return _rank(query, [measure], identifiers, [], linked)
     if others and query.group is None:
         names = column_names(others)
         return Refusal(f"问题还提到了「{'、'.join(names)}」，但没有给出它的值；是要按它分组吗？",
                        f"The question also names '{', '.join(names)}' without a value: group by it?",
                        {"group_by": names}, table)
     return query
+
+
+_EXTREME_THEN = r"(?:最高|最大|最多|最低|最小|最少)\s{0,1}的\s{0,1}"
+
+
+def _extreme_of(linked: Linked, others: list[ColumnInfo]) -> bool:
+    """"<measure>最高的<column>": one text column named right after the extreme word, at the question's end."""
+    if len(others) != 1 or others[0].kind != "text":
+        return False
+    words = [m.text for m in linked.mentions if others[0] in m.columns]
+    tail = r"\s{0,1}(?:是哪个|是哪家|是哪一个|是什么|是谁)?[?？。]?\s*$"
+    return any(re.search(_EXTREME_THEN + re.escape(w) + tail, linked.text) for w in words)
 
 
 def _finish_count(query: TableQuery, numeric: list[ColumnInfo], others: list[ColumnInfo],

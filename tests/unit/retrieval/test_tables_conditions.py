@@ -82,3 +82,19 @@ def test_status_words_in_the_other_language(kb: Any) -> None:
     assert _value(store, "已发货的订单有多少笔") == sum(1 for o in w.orders if o[7] == "Shipped")
     # a status the table does not hold stays unread: refused, not answered over every order
     assert answer_table_question("已完成的订单收入合计", store, None).outcome == "refused"
+
+
+def test_a_measure_highest_of_a_named_column_ranks_its_groups(kb: Any) -> None:
+    store, w = kb
+    revenue: dict[str, Decimal] = {}
+    for o in w.orders:
+        revenue[o[4]] = revenue.get(o[4], Decimal(0)) + o[6]
+    result = answer_table_question("总收入最高的产品", store, None)
+    assert result.outcome == "exact", result.answer_text
+    assert max(revenue, key=revenue.__getitem__) in result.answer_text.split("来源")[0]
+    leave: dict[str, Decimal] = {}
+    for row in w.attendance:
+        leave[row[1]] = leave.get(row[1], Decimal(0)) + row[4]
+    result = answer_table_question("请假天数最多的部门", store, None)
+    assert result.outcome == "exact", result.answer_text
+    assert max(leave, key=leave.__getitem__) in result.answer_text.split("来源")[0]
