@@ -5,8 +5,11 @@
    ``fresh2``: the second set (``kb2``, 23 questions), written after the first had been used for tuning and
    never tuned on. ``fresh3`` (``kb3``, 34 questions) and ``fresh4`` (15 other phrasings over ``kb3``): written
    by a second helper before it changed the table path; set 3 measured untuned then used to find failures, set 4
-   measured once at the end. ``*-direct``: the same questions to the table layer alone (``answer_table_question`` over
-   every stored table), without routing or retrieval.
+   measured once at the end. ``fresh5`` (``kb5``: an inventory sheet under a title row, an HR roster, a .docx
+   budget table, an English sales csv; 30 questions, gold computed with pandas from the written files): written by
+   a third helper before it changed the table path, measured before and after, never tuned on.
+   ``*-direct``: the same questions to the table layer alone (``answer_table_question`` over every stored table),
+   without routing or retrieval.
 2. ``acceptance``: the earlier held-out table set (``tests/unit/retrieval/test_tables_acceptance.py``, 83
    cases over nine generated workbooks), asked through ``QuestionService`` with the case's file given as the
    document (as a user who picked the file would), judged by that test's own judge.
@@ -70,6 +73,7 @@ def _fresh_set(second: bool | int) -> tuple[str, Path, Any]:
     """The set's name, questions file and knowledge-base writer: ``second`` is False/True for sets 1/2, or 3/4."""
     from eval.table_heldout.gold3 import QUESTIONS3
     from eval.table_heldout.kb3 import write_kb3
+    from eval.table_heldout.kb5 import write_kb5
 
     number = 2 if second is True else 1 if second is False else int(second)
     return {
@@ -77,6 +81,7 @@ def _fresh_set(second: bool | int) -> tuple[str, Path, Any]:
         2: ("fresh2", QUESTIONS2, write_kb2),
         3: ("fresh3", QUESTIONS3, write_kb3),
         4: ("fresh4", QUESTIONS3.with_name("questions4.jsonl"), write_kb3),
+        5: ("fresh5", QUESTIONS3.with_name("questions5.jsonl"), write_kb5),
     }[number]
 
 
@@ -213,7 +218,8 @@ def main() -> None:
         runs = {"fresh": run_fresh, "fresh-direct": run_fresh_direct, "acceptance": run_acceptance,
                 "fresh2": lambda: run_fresh(True), "fresh2-direct": lambda: run_fresh_direct(True),
                 "fresh3": lambda: run_fresh(3), "fresh3-direct": lambda: run_fresh_direct(3),
-                "fresh4": lambda: run_fresh(4), "fresh4-direct": lambda: run_fresh_direct(4)}
+                "fresh4": lambda: run_fresh(4), "fresh4-direct": lambda: run_fresh_direct(4),
+                "fresh5": lambda: run_fresh(5), "fresh5-direct": lambda: run_fresh_direct(5)}
         counts, lines = runs[name]()
         total = counts["exact"] + counts["refused"] + counts["wrong"]
         out += [

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from retrieval.answerers.catalog import DocumentList
 from retrieval.answerers.empty import EmptyKnowledgeBase
+from retrieval.answerers.empty_rule_tables import EmptyRuleTables
 from retrieval.answerers.extractive import RetrievalExtractive
 from retrieval.answerers.linked_tables import LinkedTables
 from retrieval.answerers.model import RetrievalWithModel
@@ -51,6 +52,7 @@ ANSWERERS: tuple[Answerer, ...] = (
     NamedFacts(),  # 法定代表人, 会计师事务所, auditor, CEO…: the report's key-value rows, sentences and signatures
     SummaryTree(),  # whole-document questions: the summary trees (missing ones are queued)
     StoredTables(),  # count / aggregate / list routes: the stored tables
+    EmptyRuleTables(),  # a confident rule that would find nothing: an exact table answer first
     RuleHandler(),  # the other L0 handlers over the stored parsed documents
     TableProbe(),  # a computation phrased as a plain question: only an exact table answer
     LinkedTables(),  # a count / list / date of a row the rules routed elsewhere: only an exact table answer

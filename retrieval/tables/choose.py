@@ -22,8 +22,9 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import PurePath
 
-from indexing.table_store import TableInfo
-from retrieval.tables.identity import person_columns
+from indexing.table_store import ColumnInfo, TableInfo
+from retrieval.rules.normalize import normalize
+from retrieval.tables.identity import identity_words, person_columns
 from retrieval.tables.linked import Linked
 from retrieval.tables.query import Refusal, TableQuery
 
@@ -58,6 +59,8 @@ def _shape(link: Linked, planned: TableQuery | Refusal) -> int:
     """How well the table's shape fits what is asked: a plan that can be built, people for a count of people."""
     # a plan that only works because the table happens to have one numeric column says nothing about the table
     score = 0 if isinstance(planned, Refusal) or planned.implicit_measure else 2
+    if isinstance(planned, TableQuery) and _trivial(planned):
+        score -= 1
     if _PEOPLE.search(link.text) and person_columns(link.table):
         score += 1
     names = " ".join([PurePath(link.table.path).stem, link.table.sheet or "", link.table.name or "",
@@ -66,6 +69,32 @@ def _shape(link: Linked, planned: TableQuery | Refusal) -> int:
         if unit.search(link.text) and any(w in names for w in words):
             score += 1
     return score
+
+
+def _borrowed(link: Linked) -> int:
+    """Characters the table explains only through a synonym or a translation of its names ("数量" for Quantity,
+    "订单" for a sheet "Orders"): between tables that explain the question equally, the one that uses the
+    question's own words ("数量" of a column 数量) is the one meant."""
+    names = normalize(" ".join([PurePath(link.table.path).stem, link.table.sheet or "", link.table.name or "",
+                                link.table.caption or ""]))
+    synonyms = sum(m.end - m.start for m in link.mentions if m.kind == "synonym")
+    translated = {word for word in identity_words(link.table) if word not in names and word in link.text}
+    return link.borrowed + synonyms + sum(len(word) for word in translated | {w for w in link.identity
+                                                                            if w not in names})
+
+
+def _trivial(query: TableQuery) -> bool:
+    """A count, list or ranking that a column of unique values decides before it runs: "技术部有多少人" over a
+    department sheet (one row per department) counts 1, "哪个部门的人最多" ranks groups of one row each. A table
+    whose rows the question actually counts fits better."""
+    table = query.table
+
+    def unique(column: ColumnInfo) -> bool:
+        return table.row_count > 1 and column.distinct is not None and column.distinct >= table.row_count
+
+    if query.op in ("count", "count_distinct", "list"):
+        return any(f.op in ("=", "in") and unique(f.column) for f in query.filters)
+    return query.op == "rank" and query.rank_agg == "count" and query.group is not None and unique(query.group)
 
 
 def choose_table(links: list[Linked], plan: Callable[[Linked], TableQuery | Refusal]) -> Choice:
@@ -85,6 +114,8 @@ def choose_table(links: list[Linked], plan: Callable[[Linked], TableQuery | Refu
                        {"tables": names}, kind="no_link")
     best = max(link.coverage for link in linked_at_all)
     top = [link for link in linked_at_all if link.coverage == best]
+    native = min(_borrowed(link) for link in top)
+    top = [link for link in top if _borrowed(link) == native]
     if len(top) == 1:
         return top[0], plan(top[0])
     planned = [(link, plan(link)) for link in top]

@@ -52,13 +52,30 @@ def _param(column: ColumnInfo, value: Any) -> Any:
     return value
 
 
+def _range_sql(f: Filter, params: list[Any]) -> str:
+    """Date ranges [since, until) on one column, OR-ed; their bounds are appended to ``params``."""
+    col, ors = f.column.sql, []
+    for since, until in f.values:
+        bounds = []
+        if since is not None:
+            bounds.append(f"{col} >= ?")
+            params.append(_param(f.column, since))
+        if until is not None:
+            bounds.append(f"{col} < ?")
+            params.append(_param(f.column, until))
+        ors.append("(" + " AND ".join(bounds) + ")")
+    return "(" + " OR ".join(ors) + ")"
+
+
 def compile_where(filters: list[Filter]) -> tuple[str, list[Any]]:
     """The WHERE clause (or "TRUE") and its parameters."""
     parts: list[str] = []
     params: list[Any] = []
     for f in filters:
         col = f.column.sql
-        if f.op == "=":
+        if f.other is not None:
+            parts.append(f"{col} {_CMP[f.op]} {f.other.sql}")
+        elif f.op == "=":
             parts.append(f"{col} = ?")
             params.append(f.values[0])
         elif f.op == "!=":
@@ -77,17 +94,7 @@ def compile_where(filters: list[Filter]) -> tuple[str, list[Any]]:
             parts.append(f"{col} BETWEEN ? AND ?")
             params += f.values
         elif f.op == "range":
-            ors = []
-            for since, until in f.values:
-                bounds = []
-                if since is not None:
-                    bounds.append(f"{col} >= ?")
-                    params.append(_param(f.column, since))
-                if until is not None:
-                    bounds.append(f"{col} < ?")
-                    params.append(_param(f.column, until))
-                ors.append("(" + " AND ".join(bounds) + ")")
-            parts.append("(" + " OR ".join(ors) + ")")
+            parts.append(_range_sql(f, params))
         else:  # a plan only ever holds the operators above
             raise ValueError(f"unknown filter operator {f.op!r}")
     return (" AND ".join(parts) or "TRUE"), params

@@ -12,7 +12,7 @@ from pathlib import PurePath
 from indexing.table_store import ColumnInfo, TableInfo
 from retrieval.handlers.columns import column_core
 from retrieval.rules.normalize import normalize
-from retrieval.tables.lexicon import FILLERS
+from retrieval.tables.lexicon import FILLERS, OP_WORDS, name_synonyms
 from retrieval.tables.link_columns import word_forms
 from retrieval.tables.linked import QuestionText, bounded
 from retrieval.tables.timeexpr import find_time_exprs
@@ -48,6 +48,7 @@ def identity_words(table: TableInfo) -> list[str]:
         word = re.sub(r"^\d{2,4}年(度)?", "", word).strip()
         if len(word) >= 2 and not word.isdigit() and word not in FILLERS and not re.fullmatch(r"[\d.]+[年月]?", word):
             out.append(word)
+    out += [other for group in name_synonyms() if group & set(out) for other in group if len(other) >= 2]
     return sorted(set(out), key=len, reverse=True)
 
 
@@ -61,9 +62,18 @@ def link_identity(t: QuestionText, table: TableInfo) -> list[str]:
             continue
         for form in word_forms(word):
             for pos in t.find_all(form):
+                if _begins_count_word(t.text, pos, pos + len(form)):
+                    continue  # "订单数": the count word, not the table's name
                 t.take(pos, pos + len(form))
                 found.append(form)
     return found
+
+
+def _begins_count_word(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] begins a count word there ("订单" of "订单数"): the rows are counted, and the word
+    is left for the count."""
+    return any(text.startswith(word, start) for words in OP_WORDS.values() for word in words
+               if len(word) > end - start and word.endswith("数"))
 
 
 def affinity(text: str, table: TableInfo, content: list[bool]) -> int:
@@ -81,6 +91,7 @@ def affinity(text: str, table: TableInfo, content: list[bool]) -> int:
 
 
 def person_columns(table: TableInfo) -> list[ColumnInfo]:
-    """Text columns that name people (for "谁…最高")."""
+    """Text columns that name people (for "谁…最高"): a person word in the name, or a name ending in 人 (报销人,
+    申请人, 责任人)."""
     return [c for c in table.columns if c.kind == "text" and not c.identifier
-            and any(h in normalize(c.name) for h in PERSON_HINTS)]
+            and (any(h in normalize(c.name) for h in PERSON_HINTS) or normalize(c.name).endswith("人"))]

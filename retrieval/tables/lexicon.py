@@ -30,9 +30,11 @@ __all__ = [
     "NEGATION_BEFORE",
     "OP_WORDS",
     "ROW_NOUNS",
+    "ROW_VERBS",
     "SOLD_UNITS",
     "TIME_UNITS",
     "column_synonyms",
+    "name_synonyms",
 ]
 
 # Operation words, by operation; the linker takes the longest match first.
@@ -57,7 +59,8 @@ OP_WORDS: dict[str, tuple[str, ...]] = {
 }
 # Measures that make sense summed when a question names one with no operation ("华东区的销售额是多少").
 ADDITIVE_HINTS = ("金额", "额", "收入", "销量", "数量", "费用", "成本", "利润", "支出", "回款", "工资", "薪",
-                  "次数", "天数", "人数", "件数", "台数", "days", "times", "count",
+                  "次数", "天数", "人数", "件数", "台数", "工时", "小时", "时长", "days", "times", "count", "units",
+                  "hours", "mileage", "visits",
                   "amount", "revenue", "sales", "quantity", "qty", "cost", "expense", "profit", "total", "salary")
 ARGMAX_WORDS = ("哪一个", "哪个", "哪位", "哪家", "哪一家", "哪种", "哪类", "哪一类", "哪月", "哪个月", "哪一月",
                 "哪个季度", "哪年", "which", "what")
@@ -114,7 +117,20 @@ FILLERS = tuple(sorted({
     "filed", "submitted", "placed", "made", "signed", "recorded", "issued", "created", "logged",
     "still", "currently", "handle", "handled", "handles",  # "still open", "did Maria handle": as 还在, 经手的
     "把", "都",  # "把机械类的备件都列出来": the object marker and "all" carry no condition
+    "由", "个",  # "由谁负责", "订单有多少个": a passive marker and a measure word (kept when they begin a column word)
+    "全公司", "全体", "整个公司", "公司全体", "company-wide", "companywide",  # "全公司员工的平均工资": every row
 }, key=len, reverse=True))
+#: Verbs that only say a row exists where the question's values put it ("C区放了几种备件", "cities visited",
+#: "新建了多少张工单"): they carry no condition of their own. A verb that is part of a column name ("存放库位",
+#: "工作城市") is left for the column; verbs that name a state ("closed", "完成") are not here: they are cell values.
+ROW_VERBS = ("放了", "放着", "存放了", "存放", "存了", "存着", "存有", "备有", "放", "新建了", "新建", "创建了", "创建",
+             "新增了", "新增", "开了", "录入", "去过", "去了", "到过", "出差", "接了", "处理了", "处理过", "处理",
+             "经手", "跟进", "办理了",
+             "负责", "担任", "属于", "位于", "在职", "工作", "就职", "任职", "入库了", "进了", "有了",
+             "visited", "visit", "visits", "went", "go", "traveled", "travelled", "travel", "stored", "kept",
+             "stocked", "held", "located", "based", "assigned", "belong", "belongs", "belonging", "work", "works",
+             "worked", "working", "employed", "hired", "joined", "opened", "raised", "bought", "purchased",
+             "ordered", "booked", "taken", "took")
 
 
 @functools.lru_cache(maxsize=1)
@@ -123,3 +139,11 @@ def column_synonyms() -> tuple[frozenset[str], ...]:
     text = resources.files("retrieval.tables").joinpath("synonyms.yaml").read_text(encoding="utf-8")
     data = yaml.safe_load(text) or {}
     return tuple(frozenset(normalize(str(w)) for w in group) for group in data.get("columns", []))
+
+
+@functools.lru_cache(maxsize=1)
+def name_synonyms() -> tuple[frozenset[str], ...]:
+    """Groups of words that name a table's rows in either language ("工单" / "tickets"), from ``synonyms.yaml``."""
+    text = resources.files("retrieval.tables").joinpath("synonyms.yaml").read_text(encoding="utf-8")
+    data = yaml.safe_load(text) or {}
+    return tuple(frozenset(normalize(str(w)) for w in group) for group in data.get("names", []))

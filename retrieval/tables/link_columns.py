@@ -166,10 +166,22 @@ def partial_columns(
         if len(columns) > 1 and len(named) == 1:
             columns = named  # "产品" of 产品名称 and 产品类别: the product is its name
         if columns:
+            kind = "qualified" if all(_qualified(c, word) for c in columns) else "partial"
             for pos in t.find_all(word):
-                out.append(ColumnMention(pos, pos + len(word), word, columns, "partial"))
+                out.append(ColumnMention(pos, pos + len(word), word, columns, kind))
                 t.take(pos, pos + len(word), content=True)
     return out
+
+
+#: Words that restrict what follows them in a column name: "安全库存" is not the stock, "预算金额" not the amount.
+_QUALIFIERS = ("安全", "最低", "最高", "最小", "最大", "目标", "预算", "计划", "预计", "期初", "期末", "上月", "上年",
+               "去年", "平均", "标准", "额定", "累计", "应付", "应收", "已付", "未付")
+
+
+def _qualified(column: ColumnInfo, word: str) -> bool:
+    """"库存" read as 安全库存: the column's name is the word after a restricting qualifier."""
+    core = column_core(column.name).replace(" ", "")
+    return core.endswith(word) and core[: -len(word)] in _QUALIFIERS
 
 
 def row_key_nouns(mentions: list[ColumnMention], table: TableInfo, linked: Linked) -> list[ColumnMention]:
@@ -182,6 +194,7 @@ def row_key_nouns(mentions: list[ColumnMention], table: TableInfo, linked: Linke
         key = column.kind == "text" and (column.identifier or column.distinct == table.row_count)
         if len(m.columns) == 1 and key and m.text.isascii() and m.text != core and m.text.endswith("s"):
             linked.row_noun = True
+            linked.row_key = column  # "which items": a list names these keys
             continue
         out.append(m)
     return out

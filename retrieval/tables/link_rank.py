@@ -69,6 +69,13 @@ def _link_argmax(t: QuestionText, linked: Linked) -> bool:
                 if mention is not None:
                     linked.mentions.append(mention)
                     linked.partial_group = True
+            if mention is not None and _plural_without_extreme(word, mention, linked):
+                linked.ops.append("list")  # "which cities did the Sales team visit": every city, not the top one
+                t.take(pos, end)
+                return True
+            if mention is not None and not _asks_extreme(linked):
+                t.take(pos, end)  # "李子涵在哪个部门": the cell of that row, no ranking
+                return True
             if mention is not None:
                 linked.group_mention, linked.argmax = mention, True
                 t.take(pos, end)
@@ -78,6 +85,26 @@ def _link_argmax(t: QuestionText, linked: Linked) -> bool:
                 t.take(pos, unit[1])
                 return True
     return False
+
+
+_EXTREME_WORDS = re.compile(r"\b(?:most|least|fewest|highest|lowest|largest|smallest|biggest|max|min|maximum|minimum|"
+                            r"top|bottom|best|worst)\b")
+
+
+_EXTREME_ZH = re.compile(r"最|第一|第二|第三|前\s{0,1}[\d一二三四五六七八九十两]|倒数|排名|多于|少于|超过|高于|低于")
+
+
+def _asks_extreme(linked: Linked) -> bool:
+    """Whether "哪个/which" ranks ("哪个部门的人最多") rather than asks for a cell ("李子涵在哪个部门")."""
+    return bool(linked.topk) or _EXTREME_ZH.search(linked.text) is not None or \
+        _EXTREME_WORDS.search(linked.text) is not None
+
+
+def _plural_without_extreme(word: str, mention: ColumnMention, linked: Linked) -> bool:
+    """"which cities" with no "most"/"highest": a plural asks for the list of values, not one ranked value."""
+    return word in ("which", "what") and mention.text.endswith("s") and \
+        column_core(mention.column.name).lower().replace(" ", "") != mention.text.replace(" ", "") and \
+        linked.topk is None and _EXTREME_WORDS.search(linked.text) is None
 
 
 def _link_asks_which(t: QuestionText, linked: Linked) -> bool:

@@ -13,11 +13,29 @@ from indexing.table_store import ColumnInfo, TableInfo, TableStore, ValueHit
 from retrieval.handlers.columns import column_core
 from retrieval.rules.normalize import normalize
 from retrieval.tables.lexicon import NEGATION_AFTER, NEGATION_BEFORE
+from retrieval.tables.link_columns import word_forms
 from retrieval.tables.linked import ASCII_WORD, QuestionText, ValueMention, bounded
 
 __all__ = ["link_flags", "link_values", "negate_values", "negation_as_value"]
 
 _CONNECTORS = ("和", "与", "及", "或", "、", ",", "以及", "and", "or", "/")
+
+
+_PEOPLE_NOUNS = ("员工", "职工", "同事", "性", "士", "生", "人", "employees")
+
+
+def _people_kind(word: str, column: ColumnInfo) -> bool:
+    return not word.isascii() and column.distinct is not None and column.distinct <= 3
+
+
+def _one_character_value(t: QuestionText, word: str, column: ColumnInfo) -> list[int]:
+    """Where a one-character cell value is one: a letter grade or code right after 为/是/=/: ("评级为A"), or
+    "女员工" / "男同事" (a value of a two- or three-valued column before a people noun)."""
+    if word.isascii() and word.isalnum():
+        return [pos for pos in t.find_all(word) if bounded(t.text, pos, pos + 1) and _after_copula(t.text, pos)]
+    if _people_kind(word, column):
+        return [pos for pos in t.find_all(word) if t.text.startswith(_PEOPLE_NOUNS, pos + 1)]
+    return []
 
 
 def link_values(t: QuestionText, table: TableInfo, hits: list[ValueHit]) -> list[ValueMention]:
@@ -27,20 +45,19 @@ def link_values(t: QuestionText, table: TableInfo, hits: list[ValueHit]) -> list
         if hit.table_id != table.table_id or hit.column not in by_column:
             continue
         for word in {hit.norm, hit.core}:
-            if len(word) == 1 and word.isascii() and word.isalnum():
-                # a one-letter grade or code ("评级为A", "等级是B") is a value only right after 为/是/=/:
-                for pos in t.find_all(word):
-                    if bounded(t.text, pos, pos + 1) and _after_copula(t.text, pos):
-                        bucket = spans.setdefault((pos, pos + 1), [])
-                        if (by_column[hit.column], hit.value) not in bucket:
-                            bucket.append((by_column[hit.column], hit.value))
+            if len(word) == 1:
+                for pos in _one_character_value(t, word, by_column[hit.column]):
+                    bucket = spans.setdefault((pos, pos + 1), [])
+                    if (by_column[hit.column], hit.value) not in bucket:
+                        bucket.append((by_column[hit.column], hit.value))
                 continue
             if len(word) < 2 or (word.isdigit() and len(word) < 4):
                 continue
-            for pos in t.find_all(word):
-                bucket = spans.setdefault((pos, pos + len(word)), [])
-                if (by_column[hit.column], hit.value) not in bucket:
-                    bucket.append((by_column[hit.column], hit.value))
+            for form in word_forms(word) if word.isascii() and " " not in word else [word]:
+                for pos in t.find_all(form):  # "hotels" for a cell "Hotel"
+                    bucket = spans.setdefault((pos, pos + len(form)), [])
+                    if (by_column[hit.column], hit.value) not in bucket:
+                        bucket.append((by_column[hit.column], hit.value))
     out: list[ValueMention] = []
     for (start, end), candidates in sorted(spans.items(), key=lambda kv: (-(kv[0][1] - kv[0][0]), kv[0][0])):
         if not t.free(start, end):
@@ -49,7 +66,7 @@ def link_values(t: QuestionText, table: TableInfo, hits: list[ValueHit]) -> list
         tail = t.text[end:end + 2]
         # "电气类的备件" when the value is "电气": 类 says the value is a class of rows
         for suffix in ("地区", "大区", "区", "市", "省", "类"):
-            if tail.startswith(suffix) and t.free(end, end + len(suffix)):
+            if tail.startswith(suffix) and t.free(end, end + len(suffix)) and not tail.startswith("区域"):
                 end += len(suffix)
                 break
         t.take(start, end, content=True)

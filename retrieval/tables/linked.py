@@ -27,7 +27,7 @@ class ColumnMention:
     end: int
     text: str
     columns: list[ColumnInfo]
-    kind: str  # "exact" | "synonym" | "partial"
+    kind: str  # "exact" | "synonym" | "partial" | "qualified" (a word that names a column only with a qualifier)
     used: bool = False
 
     @property
@@ -92,6 +92,12 @@ class Linked:
     asks_date: bool = False
     #: the ranked group was read from part of a column name ("哪家单位" for 对方单位)
     partial_group: bool = False
+    #: characters of the question read only through a translation of a cell value ("已完成" for Completed)
+    borrowed: int = 0
+    #: "network tickets", "which items": the key column whose plural named the rows
+    row_key: ColumnInfo | None = None
+    #: "库存数量低于最低库存": (left column, op, right column, words) row conditions between two columns
+    column_cmps: list[tuple[ColumnInfo, str, ColumnInfo, str]] = field(default_factory=list)
 
 
 class QuestionText:

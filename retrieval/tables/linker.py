@@ -14,6 +14,7 @@ Simplified, lower case); spans index into that text.
 from __future__ import annotations
 
 from indexing.table_store import TableInfo, TableStore, ValueHit
+from retrieval.handlers.columns import column_core
 from retrieval.rules.normalize import normalize
 from retrieval.tables.identity import affinity, link_identity
 from retrieval.tables.lexicon import (
@@ -23,6 +24,7 @@ from retrieval.tables.lexicon import (
     NEGATION_BEFORE,
     OP_WORDS,
     ROW_NOUNS,
+    ROW_VERBS,
     SOLD_UNITS,
 )
 from retrieval.tables.link_columns import (
@@ -35,8 +37,10 @@ from retrieval.tables.link_columns import (
     row_key_nouns,
     starts_column_word,
 )
+from retrieval.tables.link_compare import link_column_comparisons
 from retrieval.tables.link_numbers import link_numeric, link_topk
 from retrieval.tables.link_rank import link_group_and_rank
+from retrieval.tables.link_translate import translate_values
 from retrieval.tables.link_values import link_flags, link_values, negate_values, negation_as_value
 from retrieval.tables.linked import Linked, QuestionText
 from retrieval.tables.timeexpr import find_time_exprs
@@ -68,6 +72,8 @@ def _consume_vocabulary(t: QuestionText, linked: Linked) -> None:
     vocabulary += [(w, "row") for w in ROW_NOUNS]
     vocabulary += [(w, "negation") for w in NEGATION_BEFORE + NEGATION_AFTER]
     vocabulary += [(w, "filler") for w in FILLERS]
+    cores = [column_core(c.name).replace(" ", "") for c in linked.table.columns]
+    vocabulary += [(w, "filler") for w in ROW_VERBS if not any(w in core for core in cores)]
     seen: set[tuple[str, str]] = set()
     for word, kind in sorted(vocabulary, key=lambda wk: -len(wk[0])):
         if (word, kind) in seen:
@@ -88,11 +94,11 @@ def _consume_vocabulary(t: QuestionText, linked: Linked) -> None:
 def link_table(question: str, table: TableInfo, store: TableStore, hits: list[ValueHit] | None = None) -> Linked:
     """Link a question (raw; normalised here) to one stored table."""
     text = normalize(question)
-    negated = negation_as_value(text, table, store)
+    negated, grown, borrowed = translate_values(negation_as_value(text, table, store), table, store)
     if negated != text:
         text, hits = negated, None  # "还没开始" read as the cell value "未开始": the hits are looked up again
     t = QuestionText(text)
-    linked = Linked(table=table, text=text)
+    linked = Linked(table=table, text=text, borrowed=borrowed)
     flags = link_flags(t, table, store)
     linked.mentions = row_key_nouns(link_columns(t, table, ("exact",)), table, linked)
     _link_sheet_names(t, linked)
@@ -108,6 +114,7 @@ def link_table(question: str, table: TableInfo, store: TableStore, hits: list[Va
     linked.mentions = drop_measure_modifiers(linked.mentions)
     negate_values(t, linked.values)
     linked.numeric = link_numeric(t, linked.mentions)
+    linked.column_cmps = [(c.left, c.op, c.right, c.text) for c in link_column_comparisons(t, linked)]
     link_group_and_rank(t, linked)
     linked.mentions += counted_columns(t, table)
     _link_sold_units_and_dates(t, linked)
@@ -118,10 +125,10 @@ def link_table(question: str, table: TableInfo, store: TableStore, hits: list[Va
     _consume_vocabulary(t, linked)
     linked.mentions += partial_columns(t, table, linked.mentions)
     linked.leftover = _leftover_runs(text, before_vocabulary, t.used)
-    has_date = any(c.is_date for c in table.columns)
-    linked.content = t.content
     linked.affinity = affinity(text, table, t.is_content)
-    linked.coverage = t.content + linked.affinity + (1 if (linked.times or linked.group_unit) and has_date else 0)
+    linked.content = t.content - grown  # a translated value counts as the words the question wrote
+    dated = (linked.times or linked.group_unit) and any(c.is_date for c in table.columns)
+    linked.coverage = linked.content + linked.affinity + (1 if dated else 0)
     return linked
 
 
@@ -129,10 +136,12 @@ def _link_sheet_names(t: QuestionText, linked: Linked) -> None:
     """The sheet, table name or caption named in the question says which table is meant."""
     table, text = linked.table, t.text
     terms = {term for column in table.columns for term, _ in column_terms(column)}
+    cores = [column_core(c.name).replace(" ", "") for c in table.columns]
     for name in {normalize(n) for n in (table.sheet, table.name, table.caption) if n}:
         if len(name) >= 2 and name not in ROW_NOUNS:
             for pos in t.find_all(name):
-                if name in terms:  # a sheet called "客户" with a column "客户名称": the word links the column
+                if name in terms or any(core.startswith(name) for core in cores):
+                    # a sheet called "客户" with a column "客户名称", "预算" with 预算金额: the word links the column
                     linked.sheet_named = True
                 elif not _inside_word(text, pos, pos + len(name)):
                     t.take(pos, pos + len(name), content=True)

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from decimal import Decimal
 
 from indexing.table_store import ColumnInfo, TableInfo, TableStore
 from retrieval.tables.identity import identity_words, person_columns
-from retrieval.tables.linked import Linked
+from retrieval.tables.linked import ColumnMention, Linked
+from retrieval.tables.period import period_label_filter
 from retrieval.tables.plan_columns import finish_query
 from retrieval.tables.query import (
     AGGREGATES,
@@ -79,7 +81,7 @@ def _time_filter(linked: Linked, store: TableStore, named: list[ColumnInfo]) -> 
     if named:
         dates = [c for c in dates if c in named] or dates
     if not dates:
-        return _year_column_filter(exprs, table)
+        return period_label_filter(exprs, table, store) or _year_column_filter(exprs, table)
     if len(dates) > 1:
         return Refusal(f"有多个日期列：{'、'.join(column_names(dates))}，「{exprs[0].text}」指哪一列？",
                        f"Several date columns ({', '.join(column_names(dates))}); "
@@ -152,6 +154,7 @@ def plan_table(linked: Linked, store: TableStore, route_hint: str | None = None)
         return Refusal(f"不理解问题中的「{'、'.join(words)}」：它不是表「{table.name}」的列名或单元格值。",
                        f"'{', '.join(words)}' is neither a column nor a cell value of table '{table.name}'.",
                        {"not_understood": words, "columns": column_names(table.columns)}, table)
+    _who_is_a_lookup(linked)
     op = _op(linked, route_hint)
     if isinstance(op, Refusal):
         return op
@@ -178,6 +181,28 @@ def plan_table(linked: Linked, store: TableStore, route_hint: str | None = None)
     if time_filter is not None:
         query.filters.append(time_filter)
     return _lookup_or_finish(query, linked, remaining, named_dates)
+
+
+#: Operations that make "谁" a ranking ("销售额最高的是谁"); without one, "谁" asks for a cell ("X由谁负责").
+_MANY_PEOPLE = re.compile(r"有谁|都是谁|分别是谁|有哪些人|who are|who were")
+_RANKING_OPS = frozenset({"max", "min", "sum", "avg", "count", "count_distinct"})
+
+
+def _who_is_a_lookup(linked: Linked) -> None:
+    """"核心模块开发由谁负责": a condition and no ranking word make "谁" the person cell of those rows, not an
+    argmax over people ("月薪高于15000的员工都有谁" lists them); the person column is the one the question names,
+    else the table's only one."""
+    many = _MANY_PEOPLE.search(linked.text) is not None
+    conditions = linked.values or linked.numeric or linked.column_cmps or linked.times
+    if not linked.person_argmax or linked.topk or set(linked.ops) & _RANKING_OPS or not (conditions or many):
+        return
+    linked.person_argmax = linked.argmax = False
+    if many and "list" not in linked.ops:
+        linked.ops.append("list")  # "市场部都有谁": every person of those rows
+    people = person_columns(linked.table)
+    named = {c.index for m in linked.mentions for c in m.columns}
+    if len(people) == 1 and people[0].index not in named:
+        linked.mentions.append(ColumnMention(len(linked.text), len(linked.text), "谁", people, "partial"))
 
 
 def _plan_group(query: TableQuery, linked: Linked, used: set[int]) -> Refusal | None:
@@ -209,6 +234,17 @@ def _plan_group(query: TableQuery, linked: Linked, used: set[int]) -> Refusal | 
     return None
 
 
+#: A column counted in 万元 / 千元 ("预算（万元）"): "超过50万元" compares its cells with 50, not 500000.
+_COLUMN_SCALE = re.compile(r"(百万|万|千|亿)\s{0,1}(?:元|美元|人民币)?\s{0,1}[)）]|(百万|万|千|亿)元")
+_SCALES = {"万": Decimal(10_000), "千": Decimal(1_000), "亿": Decimal(100_000_000), "百万": Decimal(1_000_000)}
+_SCALED = re.compile(r"\d\s{0,1}(?:万|千|亿|k|w)|[零一二三四五六七八九十百千两][万亿]")
+
+
+def _unit_factor(name: str) -> Decimal:
+    match = _COLUMN_SCALE.search(name)
+    return _SCALES[match.group(1) or match.group(2)] if match else Decimal(1)
+
+
 def _numeric_filters(query: TableQuery, linked: Linked, used: set[int]) -> Refusal | None:
     """Numeric conditions on the column named right before them, else on the table's only measure."""
     table = linked.table
@@ -228,8 +264,10 @@ def _numeric_filters(query: TableQuery, linked: Linked, used: set[int]) -> Refus
         if column.kind != "decimal":
             return Refusal(f"「{column.name}」不是数值列，不能按「{cond.text}」比较。",
                            f"'{column.name}' is not numeric; '{cond.text}' cannot compare it.", {}, table)
-        values_ = [cond.value] + ([cond.value2] if cond.value2 is not None else [])
+        factor = _unit_factor(column.name) if _SCALED.search(cond.text) else Decimal(1)
+        values_ = [v / factor for v in (cond.value, cond.value2) if v is not None]
         query.filters.append(Filter(column, cond.op, values_, cond.text))
+    query.filters += [Filter(left, op, [], words, other=right) for left, op, right, words in linked.column_cmps]
     return None
 
 
@@ -242,8 +280,16 @@ def _remaining_columns(query: TableQuery, linked: Linked, used: set[int],
     for m in linked.mentions:
         if id(m) in used:
             continue
-        if m.kind != "exact" and m.text in identity and query.op in (*AGGREGATES, "count"):
+        if m.kind != "exact" and m.text in identity and (query.op in (*AGGREGATES, "count") or (
+                query.op in ("list", "count_distinct") and _names_text_column(linked, m, value_columns))):
             continue  # "华东区客户的信用额度" on the sheet 客户信息: 客户 names the rows, not a column to group by
+        if m.kind == "qualified":
+            if query.op in ("count", "count_distinct", "list"):
+                continue  # "库存表里有多少种物料": the word names the table's rows, no column is computed
+            names = column_names(m.columns)
+            return Refusal(f"「{m.text}」是指「{'、'.join(names)}」吗？请写明列名。",
+                           f"Does '{m.text}' mean '{', '.join(names)}'? Name the column.", {"columns": names},
+                           linked.table)
         column = resolve_mention(m, linked)
         if isinstance(column, Refusal):
             if all(c.index in value_columns for c in m.columns) or (
@@ -261,6 +307,13 @@ def _remaining_columns(query: TableQuery, linked: Linked, used: set[int],
     return remaining, named_dates
 
 
+def _names_text_column(linked: Linked, skip: ColumnMention, value_columns: set[int]) -> bool:
+    """Whether the question names a text column exactly besides ``skip`` and the columns of its values
+    ("项目的项目经理都有谁": the list is of 项目经理; 项目 only names the rows)."""
+    return any(m is not skip and m.kind == "exact" and all(c.kind == "text" and c.index not in value_columns
+                                                           for c in m.columns) for m in linked.mentions)
+
+
 def _lookup_or_finish(query: TableQuery, linked: Linked, remaining: list[ColumnInfo],
                       named_dates: list[ColumnInfo]) -> TableQuery | Refusal:
     """Units sold, every row's values, a date asked for; else the operation's columns (:func:`finish_query`)."""
@@ -274,8 +327,8 @@ def _lookup_or_finish(query: TableQuery, linked: Linked, remaining: list[ColumnI
         query.group = None
         query.all_rows = True
         return query
-    if linked.asks_date and query.op == "lookup" and not remaining:
-        return _date_lookup(query, named_dates)
+    if query.op == "lookup" and not remaining and (linked.asks_date or (named_dates and query.filters)):
+        return _date_lookup(query, named_dates)  # "尤静是哪天入职的", "周浩然的入职日期"
     if linked.asks_date and query.op == "lookup" and not any(c.is_measure for c in remaining):
         # "沈琳负责的里程碑是哪天": a date is asked; the named text columns say which rows, the date is the answer
         looked = _date_lookup(query, named_dates)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from indexing.table_store import ColumnInfo
+from retrieval.handlers.columns import column_core
 from retrieval.tables.identity import identity_words, person_columns
 from retrieval.tables.lexicon import PEOPLE_COUNT
 from retrieval.tables.linked import Linked
@@ -27,6 +28,42 @@ _SHARE_COLUMN = re.compile(r"比例|比重|占比|百分比|[%％]")
 #: "是多少", "how much": the question asks for the amount itself, not the row that holds it.
 _ASKS_AMOUNT = re.compile(r"多少|几|how much|how many|what is|what's|what was", re.IGNORECASE)
 
+#: Words that make a list's rows people ("技术部有哪些人", "which employees").
+_PEOPLE_ROWS = re.compile(r"哪些人|哪些员工|哪几个人|哪几位|哪些同事|which (?:people|employees|staff)")
+
+
+def _row_names(linked: Linked) -> list[ColumnInfo]:
+    """What names a list's rows when no column is named: the key a plural named ("which items"), the name column
+    of the table's own noun ("预算超过50万元的项目有哪些": 项目名称), or the one unique identifier of rows a row
+    noun names ("list orders with revenue above 5000": Order No)."""
+    table = linked.table
+    if linked.row_key is not None:
+        return [linked.row_key]
+    words = [*linked.identity, *(m.text for m in linked.mentions if m.kind == "partial")]
+    names = [c for c in table.columns for w in words
+             if column_core(c.name).replace(" ", "").lower() in (w + "名称", w + "名", w + "name")]
+    if len(set(c.index for c in names)) == 1:
+        return names[:1]
+    keys = [c for c in table.columns if c.kind == "text" and c.identifier and c.distinct == table.row_count]
+    return keys if linked.row_noun and len(keys) == 1 else []
+
+
+def _per_period_or_total(query: TableQuery) -> Refusal | None:
+    """"迟到次数超过3次的有谁" on a monthly summary (a row per person and month): in one month, or in total? Both
+    are read; the rows say only the first, so the question is refused with the two readings."""
+    table, target = query.table, query.targets[0]
+    periodic = any(c.is_date and c.granularity in ("month", "quarter", "year") for c in table.columns)
+    repeated = target.distinct is not None and target.distinct < table.row_count
+    counted = [f for f in query.filters if f.other is None and f.op in (">", ">=", "<", "<=", "between")
+               and is_additive(f.column)]
+    if not (periodic and repeated and counted):
+        return None
+    words = counted[0].text or counted[0].column.name
+    return Refusal(f"表「{table.name}」每个「{target.name}」有多行（按期间）：「{words}」是指某一期，还是合计？",
+                   f"'{target.name}' has a row per period in '{table.name}': does '{words}' mean in one period or "
+                   f"in total?", {"operations": ["per_row", "sum"]}, table)
+
+
 def finish_query(query: TableQuery, remaining: list[ColumnInfo], linked: Linked) -> TableQuery | Refusal:
     """The operation's columns from the named columns left over: numeric ones, identifiers and the others."""
     numeric = [c for c in remaining if c.kind == "decimal"]
@@ -41,13 +78,18 @@ def finish_query(query: TableQuery, remaining: list[ColumnInfo], linked: Linked)
         return _finish_count(query, numeric, others, linked)
     if op in ("count_distinct", "list"):
         targets = others or identifiers
+        people = person_columns(query.table)
+        if not targets and op == "list" and _PEOPLE_ROWS.search(linked.text) and len(people) == 1:
+            targets = people  # "技术部有哪些人": the people of those rows
+        elif not targets and op == "list":
+            targets = _row_names(linked)
         if len(targets) != 1:
             what = "统计哪一列的不同值个数" if op == "count_distinct" else "列出哪一列的值"
             return Refusal(f"要{what}？", "Which column?" if op == "list" else "Count distinct values of which column?",
                            {"columns": column_names([c for c in query.table.columns if c.kind == "text"])},
                            query.table)
         query.targets = targets
-        return query
+        return _per_period_or_total(query) or query
     return _finish_lookup(query, remaining)
 
 
@@ -67,12 +109,28 @@ def _finish_aggregate(query: TableQuery, numeric: list[ColumnInfo], identifiers:
         query.op, query.rank_agg = "rank", "rows"
         query.ascending, query.limit = "min" in linked.ops and "max" not in linked.ops, linked.topk or 1
         return query
+    if query.op in ("max", "min") and query.group is None and _extreme_of(linked, others):
+        # "总收入最高的产品", "请假最多的部门": the group with the extreme total, as "哪个产品的总收入最高"
+        query.op, query.group, query.measure = "rank", others[0], None
+        return _rank(query, [measure], identifiers, [], linked)
     if others and query.group is None:
         names = column_names(others)
         return Refusal(f"问题还提到了「{'、'.join(names)}」，但没有给出它的值；是要按它分组吗？",
                        f"The question also names '{', '.join(names)}' without a value: group by it?",
                        {"group_by": names}, table)
     return query
+
+
+_EXTREME_THEN = r"(?:最高|最大|最多|最低|最小|最少)\s{0,1}的\s{0,1}"
+
+
+def _extreme_of(linked: Linked, others: list[ColumnInfo]) -> bool:
+    """"<measure>最高的<column>": one text column named right after the extreme word, at the question's end."""
+    if len(others) != 1 or others[0].kind != "text":
+        return False
+    words = [m.text for m in linked.mentions if others[0] in m.columns]
+    tail = r"\s{0,1}(?:是哪个|是哪家|是哪一个|是什么|是谁)?[?？。]?\s*$"
+    return any(re.search(_EXTREME_THEN + re.escape(w) + tail, linked.text) for w in words)
 
 
 def _finish_count(query: TableQuery, numeric: list[ColumnInfo], others: list[ColumnInfo],
@@ -93,6 +151,7 @@ def _finish_count(query: TableQuery, numeric: list[ColumnInfo], others: list[Col
         # "质量部有几个人" on a monthly attendance sheet: people, not their monthly rows
         query.op, query.targets = "count_distinct", people
         query.notes.append((f"人数：「{people[0].name}」的不同值", f"people: distinct '{people[0].name}'"))
+        return _per_period_or_total(query) or query
     return query
 
 

@@ -27,6 +27,8 @@ class Filter:
     op: str  # = != in not_in > >= < <= between range
     values: list[Any]
     text: str = ""  # the question words it came from
+    #: a comparison with another column of the same row ("实际金额 > 预算金额"): ``values`` is then empty
+    other: ColumnInfo | None = None
 
 
 @dataclass(slots=True)

@@ -29,6 +29,8 @@ def _v(value: Any) -> str:
 
 def _filter_words(f: Filter, zh: bool) -> str:
     name = f.column.name
+    if f.other is not None:
+        return f"{name} {_OPS[f.op]} {f.other.name}"
     if f.op in _OPS:
         return f"{name} {_OPS[f.op]} {_v(f.values[0])}"
     if f.op in ("in", "not_in"):

@@ -54,6 +54,11 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("month", re.compile(r"(?:(\d{4})\s{0,2}年\s{0,2})?(?<!个)(?<!\d)(" + _NUM + r")\s{0,1}月(?:份)?(?!度)")),
     ("month_en", re.compile(r"(?<![a-z])(" + _EN_MONTH + r")(?![a-z])(?:\s{1,2}(\d{4}))?")),
     ("month_num", re.compile(r"(?<!\d)(\d{4})\s{0,1}[-/.]\s{0,1}(\d{1,2})(?![\d/.-])")),
+    # "2020年以来", "since 2020": from the year's first day (a bare "2020年以后" may or may not include 2020: unread)
+    ("year_since", re.compile(r"(?<!\d)((?:19|20)\d{2})\s{0,2}(?:年度|年)?\s{0,2}(?:以来|起|及以后|及之后)|"
+                              r"(?<![a-z])since\s((?:19|20)\d{2})(?!\d)")),
+    ("year_before", re.compile(r"(?<!\d)((?:19|20)\d{2})\s{0,2}(?:年度|年)\s{0,2}(?:以前|之前)|"
+                               r"(?<![a-z])before\s((?:19|20)\d{2})(?!\d)")),
     ("year", re.compile(r"(?<!\d)((?:19|20)\d{2})\s{0,2}(?:年度|年)")),
     ("year", re.compile(r"(?<![a-z0-9])(?:in|for|during|of|year)\s((?:19|20)\d{2})(?!\d)")),
 ]
@@ -158,6 +163,10 @@ def _expr(kind: str, m: re.Match[str]) -> TimeExpr | None:
         return _month_expr(kind, g, base)
     if kind == "year":
         return TimeExpr(**base, year=int(g[0]))
+    if kind in ("year_since", "year_before"):
+        first = dt.date(int(g[0] or g[1]), 1, 1)
+        return TimeExpr(**base, year=None, since=first) if kind == "year_since" else \
+            TimeExpr(**base, year=None, until=first)
     return None
 
 
