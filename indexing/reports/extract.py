@@ -3,9 +3,9 @@
 The stored form is plain JSON under ``ParsedDocument.meta["report"]`` so it is written and removed with the
 document on both backends (SQLite and PostgreSQL keep the parsed document; nothing else to migrate):
 
-``{"version", "entity": {...}, "year", "kind", "tables": [{"caption", "section", "page", "unit", "currency",
-"parent_company", "rows": [row text, ...]}], "facts": [{"t": table, "r": row, "label", "parent", "column",
-"period": {...}, "value", "text", "unit", "page"}]}``
+``{"version", "entity": {...}, "year", "kind", "currency" (ISO, when the text tells), "tables": [{"caption",
+"section", "page", "unit", "currency", "parent_company", "rows": [row text, ...]}], "facts": [{"t": table,
+"r": row, "label", "parent", "column", "period": {...}, "value", "text", "unit", "page"}]}``
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ import re
 import unicodedata
 from typing import Any
 
+from indexing.reports.currency import report_currency
 from indexing.reports.profile import is_report, report_profile
 from indexing.reports.tables import RowFact, table_facts
-from indexing.reports.text_tables import header_periods, split_rows
+from indexing.reports.text_tables import data_rows, header_periods, split_rows
 from indexing.reports.units import table_unit
 from officeqa.domain import BlockType, ParsedDocument
 
@@ -57,7 +58,7 @@ def extract_report(document: ParsedDocument) -> dict[str, Any] | None:
     blocks = document.blocks
     if not is_report(blocks):
         return None
-    profile = report_profile(blocks, document.title)
+    profile = report_profile(document)
     tables: list[dict[str, Any]] = []
     facts: list[dict[str, Any]] = []
     context: list[str] = []
@@ -117,6 +118,9 @@ def extract_report(document: ParsedDocument) -> dict[str, Any] | None:
     _text_tables(blocks, tables, facts)
     if not facts:
         return None
+    currency = report_currency("\n".join(b.text or "" for b in blocks))
+    if currency:
+        profile["currency"] = currency
     return {"version": FORMAT_VERSION, **profile, "tables": tables, "facts": facts}
 
 
@@ -136,7 +140,7 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
             continue
         text = unicodedata.normalize("NFKC", block.text or "").strip()
         found = header_periods(text)
-        if found is not None and not split_rows(text):
+        if found is not None and not data_rows(text):
             unit, currency = table_unit([text])
             columns, group = found, None
             current = {
