@@ -214,6 +214,7 @@ def main() -> int:
     parser.add_argument("--repo", type=Path, default=DEFAULT_REPO, help="git dir of trustbit/enterprise-rag-challenge")
     parser.add_argument("--no-index", action="store_true", help="use the cached index as it is")
     parser.add_argument("--parse-timeout", type=float, default=1800.0, help="seconds one file may take to parse")
+    parser.add_argument("--workers", type=int, default=0, help="parse worker processes (0: one per core minus one)")
     parser.add_argument("--index-only", action="store_true", help="index (and refresh profiles), ask nothing")
     parser.add_argument("--limit", type=int, default=0, help="ask only the first N questions")
     parser.add_argument("--data-dir", type=Path, default=CACHE / "kb", help="the knowledge base folder")
@@ -221,12 +222,16 @@ def main() -> int:
 
     from indexing.registry import FAILED
     from indexing.storage import open_knowledge_base
-    from officeqa.settings import ParsingSettings, Settings
+    from officeqa.settings import JobsSettings, ParsingSettings, Settings
     from retrieval.service import QuestionService
 
     # a generous parse timeout: the benchmark runs on a shared machine, where a 300-page report can take
     # longer than the 120 s a deployment allows; a timeout here is the machine's load, not a parsing failure
-    settings = Settings(data_dir=args.data_dir, parsing=ParsingSettings(timeout_s=args.parse_timeout))
+    settings = Settings(
+        data_dir=args.data_dir,
+        parsing=ParsingSettings(timeout_s=args.parse_timeout),
+        jobs=JobsSettings(workers=args.workers),
+    )
     files = pdfs(args.repo)
     failed: list[str] = []
     with open_knowledge_base(settings) as kb:

@@ -132,16 +132,19 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
     columns: list[Any] | None = None
     current: dict[str, Any] | None = None
     group: str | None = None
+    recent: list[str] = []  # the paragraphs since the heading: "(Expressed in thousands of United States dollars)"
     for block in blocks:
         if block.type == BlockType.HEADING:
             section, columns, current, group = unicodedata.normalize("NFKC", block.text or "").strip(), None, None, None
+            recent = []
             continue
         if block.type != BlockType.PARAGRAPH:
             continue
         text = unicodedata.normalize("NFKC", block.text or "").strip()
+        recent = [*recent[-(_CONTEXT_BLOCKS - 1) :], text]
         found = header_periods(text)
         if found is not None and not data_rows(text):
-            unit, currency = table_unit([text])
+            unit, currency = table_unit([section, *recent])
             columns, group = found, None
             current = {
                 "caption": section,

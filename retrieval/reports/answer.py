@@ -37,6 +37,7 @@ _FIGURE_QUESTION = re.compile(
 )
 _QUANTITY = re.compile(r"多少|几|金额|总额|总量|数量|规模|how\s*much|how\s*many", re.IGNORECASE)
 _PARTS = re.compile(r"[？?；;]")
+_PER_SHARE = re.compile(r"per\s+(?:common\s+)?share|每股", re.IGNORECASE)
 
 
 def _fold(text: str) -> str:
@@ -200,10 +201,20 @@ def _figure(
 def _currency_refusal(report: Report, fact: Fact, ask: Ask, english: bool) -> ReportAnswer | None:
     """An amount asked in a currency the report does not give it in, or a report that does not say its
     currency: the printed figure is named as such, never passed off as the asked currency."""
-    if ask.currency is None or fact.unit == "%" or fact.currency == ask.currency:
+    if ask.currency is None or fact.unit == "%":
         return None
     shown = with_unit(fact.text, fact.unit, english)
     page = f"page {fact.page}" if english else f"第 {fact.page} 页"
+    if fact.currency == ask.currency:
+        if fact.unit is not None or _PER_SHARE.search(fact.label) or abs(fact.value) < 1000:
+            return None
+        text = (  # "$ 20,445" in a statement whose caption says no unit: thousands or not cannot be told
+            f"{report.name} prints {fact.label} as {shown} ({page}) without saying in which unit (thousands, "
+            f"millions), so it is not given as an amount in {ask.currency}."
+            if english
+            else f"{report.name} 列示{fact.label}为 {shown}（{page}），但未说明单位，无法作为 {ask.currency} 金额给出。"
+        )
+        return ReportAnswer(text, "unit_unknown", "en" if english else "zh", [cite(report, fact)])
     if fact.currency is not None:
         text = (
             f"Not found in {ask.currency}: {report.name} gives {fact.label} in {fact.currency} ({shown}, {page})."

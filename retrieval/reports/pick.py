@@ -216,7 +216,7 @@ class ReportAnswer:
     """An answer from report facts: its text, what kind of answer it is, and its sources."""
 
     text: str
-    kind: str  # "figure" | "computed" | "not_in_report" | "currency_unknown"
+    kind: str  # "figure" | "computed" | "not_in_report" | "currency_unknown" | "unit_unknown"
     language: str
     citations: list[Cited] = field(default_factory=list)
     value: str | None = None  # a figure answer's printed value (exact decimal) and its unit, for callers

@@ -100,3 +100,26 @@ def test_the_report_currency_from_filings_listings_and_names() -> None:
     assert report_currency("£1.2m " * 10 + "US$ 3") == "GBP"
     assert report_currency("$ 1,000 " * 20) is None  # which dollar is not said
     assert iso_currency("thousands of U.S. dollars") == "USD" and iso_currency("$") is None
+
+
+def test_an_amount_without_a_printed_unit_is_not_given_in_a_currency() -> None:
+    document = _bank()
+    document.blocks[7] = _para("December 31, 2022 2021 Cash flows from operating activities:", 71)  # no unit
+    data = extract_report(document)
+    assert data is not None
+    report = load_report(document.path, "fncb.pdf", data)
+    answer = answer_from_facts("What is the Cash flow from operations (in USD) for FNCB Bancorp, Inc.?", [report], "en")
+    assert answer is not None and answer.kind == "unit_unknown" and answer.value is None
+
+
+def test_the_unit_line_above_a_text_table_is_its_unit() -> None:
+    document = _bank()
+    document.blocks[7:8] = [
+        _para("(Expressed in thousands of United States dollars)", 71),
+        _para("Year ended December 31, 2022 2021", 71),
+    ]
+    data = extract_report(document)
+    assert data is not None
+    cash = [f for f in data["facts"] if f["label"] == "Net cash provided by operating activities"]
+    assert cash and {f["unit"] for f in cash} == {"thousands"}
+    assert data["tables"][cash[0]["t"]]["currency"] == "United States dollars"
