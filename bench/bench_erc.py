@@ -274,6 +274,7 @@ def main() -> int:
             if superseded and len({c for c in subjects if c}) > 1:
                 version_notices_across += 1
             rows.append({"question": text, "kind": kind, "named": named, "scope": scoped, "answer": answer.text[:300],
+                         "source": "report facts" if answer.metadata.get("report_facts") else answer.mode,
                          "value": ours[text]["value"], "gold": gold[text]["answers"],
                          "seconds": round(time.monotonic() - mark, 2)})
 
@@ -304,6 +305,16 @@ def main() -> int:
     absent_clean = sum(1 for r in named_absent if not r["scope"])
     number_na = [r for r in rows if r["kind"] == "number" and r["gold"] == ["N/A"] and r["question"] in available]
     number_na_ok = sum(1 for r in number_na if r["value"] == "N/A")
+    numbers = [r for r in rows if r["kind"] == "number" and r["question"] in answerable]
+    numbers_exact = [r for r in numbers if value_score("number", r["gold"][0], r["value"])]
+    numbers_cited = [r for r in numbers_exact
+                     if ref_score(gold[r["question"]]["reference_pools"], ours[r["question"]]["references"]) == 1.0]
+    wrong_figures = [r for r in rows if r["kind"] == "number" and r["value"] != "N/A"
+                     and not any(value_score("number", g, r["value"]) for g in r["gold"])]
+    by_source: dict[str, int] = {}
+    for r in rows:
+        if r["kind"] == "number" and r["value"] != "N/A":
+            by_source[r["source"]] = by_source.get(r["source"], 0) + 1
 
     lines = [
         "# Enterprise RAG Challenge round 2, no model",
@@ -329,6 +340,11 @@ def main() -> int:
         f"{absent_clean}/{len(named_absent)}",
         f"- answers whose version notice spans different companies: {version_notices_across}",
         f"- number questions with gold N/A (available): N/A given for {number_na_ok}/{len(number_na)}",
+        f"- number questions (answerable): exact {len(numbers_exact)}/{len(numbers)}, exact with a gold page cited "
+        f"{len(numbers_cited)}/{len(numbers)}",
+        f"- a figure stated that is not the gold value (all number questions): {len(wrong_figures)}"
+        + "".join(f"\n  - {r['question'][:90]}…: {r['value']} (gold {r['gold'][0]})" for r in wrong_figures),
+        f"- figures stated, by source: {by_source or 'none'}",
         f"- indexing failures: {len(failed)} {failed[:5] if failed else ''}",
         "",
         "Number questions are answered only from exact rule, table or report-fact answers; boolean ones from the "

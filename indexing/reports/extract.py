@@ -18,7 +18,7 @@ from indexing.reports.currency import report_currency
 from indexing.reports.profile import is_report, report_profile
 from indexing.reports.tables import RowFact, table_facts
 from indexing.reports.text_tables import data_rows, header_periods, split_rows
-from indexing.reports.units import table_unit
+from indexing.reports.units import scale_of, table_unit
 from officeqa.domain import BlockType, ParsedDocument
 
 __all__ = ["FORMAT_VERSION", "META_KEY", "extract_report"]
@@ -30,7 +30,18 @@ _CAPTION_CHARS = 60
 _NOISE = re.compile(r"适用|不适用|是否|^单位|^币种|^编制单位|^□|^√|[？?]$")
 _STATEMENT = re.compile(r"表$|statements?\s+of|balance\s+sheets?|财务指标|会计数据", re.IGNORECASE)
 _CONTENTS = re.compile(r"^\s*(?:目\s*录|table\s+of\s+contents|contents)\s*$", re.IGNORECASE)
+#: Per-share amounts are in currency units whatever scale the table's caption gives ("in thousands, except
+#: per share data"): "Basic earnings (loss) per share (dollars) (1.03)" is $1.03, not 1.03 thousand.
+_PER_SHARE = re.compile(r"per\s+(?:common\s+|ordinary\s+)?share|每股", re.IGNORECASE)
 _PARENT = re.compile(r"母公司(?!所有者|股东)|parent company|non-consolidated", re.IGNORECASE)
+
+
+def _row_unit(label: str, unit: str | None) -> str | None:
+    """The table's unit for a row, except a scaled unit (thousands, 万元) for a per-share row."""
+    scale = scale_of(unit)
+    if scale is not None and scale != 1 and _PER_SHARE.search(label):
+        return None
+    return unit
 
 
 def _caption(context: list[str]) -> str:
@@ -94,7 +105,7 @@ def extract_report(document: ParsedDocument) -> dict[str, Any] | None:
                 "column": fact.column,
                 "value": fact.value,
                 "text": fact.text,
-                "unit": fact.unit or (None if fact.percent else unit),
+                "unit": fact.unit or (None if fact.percent else _row_unit(fact.label, unit)),
                 "page": _row_page(block.meta.get("page_rows"), fact.row, block.page),
             }
             if fact.parent:
@@ -195,7 +206,7 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
                     "column": header,
                     "value": fact.value,
                     "text": fact.text,
-                    "unit": fact.unit or current["unit"],
+                    "unit": fact.unit or _row_unit(label, current["unit"]),
                     "page": block.page,
                     "period": period.to_json(),
                 }
