@@ -280,6 +280,9 @@ def main() -> int:
 
     all_q = [q["text"] for q in questions]
     refs = {q: {r.split(":")[0] for pool in gold[q]["reference_pools"] for r in pool} for q in all_q}
+    # a partial index (a run stopped early) is scored on what it holds: a question about a report not indexed
+    # yet is not one the system could answer
+    present &= indexed
     available = [q for q in all_q if refs[q] <= present]  # N/A gold has no reference pools
     answerable = [q for q in available if gold[q]["answers"] != ["N/A"] and refs[q]]
     na_answers = {q: {"value": "N/A", "references": []} for q in all_q}
@@ -327,10 +330,10 @@ def main() -> int:
         f"## All questions ({len(all_q)})",
         *table(all_q),
         "",
-        f"## Available ({len(available)}: gold pages in the snapshot, or gold N/A)",
+        f"## Available ({len(available)}: gold pages indexed, or gold N/A)",
         *table(available),
         "",
-        f"## Answerable ({len(answerable)}: gold not N/A, gold pages present)",
+        f"## Answerable ({len(answerable)}: gold not N/A, gold pages indexed)",
         *table(answerable),
         "",
         "## Scope and versions",
@@ -347,9 +350,16 @@ def main() -> int:
         f"- figures stated, by source: {by_source or 'none'}",
         f"- indexing failures: {len(failed)} {failed[:5] if failed else ''}",
         "",
-        "Number questions are answered only from exact rule, table or report-fact answers; boolean ones from the "
-        "yes/no verdict; name and names questions need a model to pick a name out of quoted sentences, so they are "
-        "answered N/A here.",
+        "Number questions are answered only from a report-fact figure (the printed value, scaled by the unit its "
+        "statement prints, in the currency the question asks) or an exact rule/table answer; a report-fact refusal "
+        "(not in this report, another currency, no printed unit) is N/A. Boolean ones from the yes/no verdict.",
+        "",
+        "What needs a model: name and names questions (who the CEO is, which positions changed, which products "
+        "launched) need one to pick a name out of quoted sentences, so they are N/A here; boolean questions need one "
+        "to judge whether a passage says what is asked (without one, a passage on the topic counts as yes); number "
+        "questions whose figure is printed only in prose (\"over 1,300 patents\", \"almost 9,000 positions\"), "
+        "or is a sum the report does not print, need one to read or add it: the facts hold statement and table "
+        "rows only.",
     ]
     OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
     (CACHE / "answers.jsonl").write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n",

@@ -15,6 +15,7 @@ import unicodedata
 from typing import Any
 
 from indexing.reports.currency import report_currency
+from indexing.reports.labels import clean_label
 from indexing.reports.profile import is_report, report_profile
 from indexing.reports.tables import RowFact, table_facts
 from indexing.reports.text_tables import data_rows, header_periods, split_rows
@@ -179,9 +180,10 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
         if current not in tables:
             tables.append(current)
         index = tables.index(current)
-        for label, cells in rows:
-            row_text = " | ".join([label, *cells])
+        for printed, cells in rows:
+            row_text = " | ".join([printed, *cells])
             current["rows"].append(row_text)
+            label = clean_label(printed)[0] or printed  # "Revenue (1)", "... per share (dollars)": as in ruled tables
             for (header, period), cell in zip(columns, cells, strict=True):
                 parsed = parse_value(cell)
                 if parsed is None:

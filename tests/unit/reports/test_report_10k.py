@@ -127,10 +127,11 @@ def test_the_unit_line_above_a_text_table_is_its_unit() -> None:
 
 def test_a_per_share_row_of_a_table_in_thousands_is_in_currency_units() -> None:
     document = _bank()
-    document.blocks.append(_para("Basic earnings (loss) per share (1.03) 0.13", 71))
+    document.blocks.append(_para("Basic earnings (loss) per share (dollars) (1.03) 0.13", 71))
     data = extract_report(document)
     assert data is not None
     eps = [f for f in data["facts"] if f["label"].startswith("Basic earnings")]
     assert eps and {f["unit"] for f in eps} == {None}
+    assert {f["label"] for f in eps} == {"Basic earnings (loss) per share"}  # as a ruled table's label is cleaned
     net = [f for f in data["facts"] if f["label"] == "Net income"]
     assert {f["unit"] for f in net} == {"thousands"}
