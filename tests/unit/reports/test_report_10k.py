@@ -135,3 +135,22 @@ def test_a_per_share_row_of_a_table_in_thousands_is_in_currency_units() -> None:
     assert {f["label"] for f in eps} == {"Basic earnings (loss) per share"}  # as a ruled table's label is cleaned
     net = [f for f in data["facts"] if f["label"] == "Net income"]
     assert {f["unit"] for f in net} == {"thousands"}
+
+
+@pytest.mark.parametrize(
+    ("label", "question"),
+    [
+        ("Turnover", "What was the revenue of FNCB Bancorp, Inc. in 2022?"),
+        ("Profit for the year", "What was the net income of FNCB Bancorp, Inc. in 2022?"),
+        ("Cash and cash equivalents", "What was the cash and equivalents of FNCB Bancorp, Inc. at year-end 2022?"),
+        ("Total stockholders' equity", "What was the total equity of FNCB Bancorp, Inc. at the end of 2022?"),
+    ],
+)
+def test_english_statement_captions_have_their_synonyms(label: str, question: str) -> None:
+    document = _bank()
+    document.blocks[8:11] = [_para(f"{label}{_LEADER}1,234 1,111", 71)]  # the statement's only row
+    data = extract_report(document)
+    assert data is not None
+    report = load_report(document.path, "fncb.pdf", data)
+    answer = answer_from_facts(question, [report], "en")
+    assert answer is not None and answer.kind == "figure" and (answer.value, answer.unit) == ("1234", "thousands")
