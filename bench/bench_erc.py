@@ -23,7 +23,7 @@ What it does, in one run (no model: the extractive path every deployment falls b
 The challenge's files are read from a git mirror of trustbit/enterprise-rag-challenge (``--repo``);
 nothing of it is committed here.
 
-    python bench/bench_erc.py [--repo GIT_DIR] [--no-index | --index-only] [--limit N]
+    python bench/bench_erc.py [--repo GIT_DIR] [--no-index | --index-only] [--no-refresh] [--limit N]
 """
 
 from __future__ import annotations
@@ -215,6 +215,7 @@ def main() -> int:
     parser.add_argument("--no-index", action="store_true", help="use the cached index as it is")
     parser.add_argument("--parse-timeout", type=float, default=1800.0, help="seconds one file may take to parse")
     parser.add_argument("--workers", type=int, default=0, help="parse worker processes (0: one per core minus one)")
+    parser.add_argument("--no-refresh", action="store_true", help="keep the stored profiles and facts as they are")
     parser.add_argument("--index-only", action="store_true", help="index (and refresh profiles), ask nothing")
     parser.add_argument("--limit", type=int, default=0, help="ask only the first N questions")
     parser.add_argument("--data-dir", type=Path, default=CACHE / "kb", help="the knowledge base folder")
@@ -242,8 +243,9 @@ def main() -> int:
         status = kb.status()
         failed = [f"{Path(d.path).name}: {d.error_kind} {d.error_message}" for d in status.documents
                   if d.status == FAILED]
-        refreshed = kb.documents.refresh_profiles(report_facts=settings.chunking.report_facts)
-        print(f"profiles refreshed: {refreshed}", file=sys.stderr)
+        if not args.no_refresh:  # facts read again by this revision's code, from the stored documents
+            refreshed = kb.documents.refresh_profiles(report_facts=settings.chunking.report_facts)
+            print(f"profiles refreshed: {refreshed}", file=sys.stderr)
     if args.index_only:
         print(f"failed: {failed}", file=sys.stderr)
         return 1 if failed else 0
@@ -349,6 +351,13 @@ def main() -> int:
         + "".join(f"\n  - {r['question'][:90]}…: {r['value']} (gold {r['gold'][0]})" for r in wrong_figures),
         f"- figures stated, by source: {by_source or 'none'}",
         f"- indexing failures: {len(failed)} {failed[:5] if failed else ''}",
+        "",
+        "Number questions (answerable), one by one:",
+        "",
+        "| question | gold | officeqa | gold page cited |",
+        "|---|---|---|---|",
+        *[f"| {r['question'][:110]}… | {r['gold'][0]} | {r['value']} | "
+          f"{'yes' if r in numbers_cited else ('no' if r in numbers_exact else '—')} |" for r in numbers],
         "",
         "Number questions are answered only from a report-fact figure (the printed value, scaled by the unit its "
         "statement prints, in the currency the question asks) or an exact rule/table answer; a report-fact refusal "
