@@ -16,6 +16,8 @@ from collections.abc import Iterable
 
 from indexing.contracts import DocumentRegistry
 from indexing.profile import DocumentProfile, build_profile
+from indexing.reports import META_KEY as REPORT_KEY
+from indexing.reports import attach_report_facts
 from officeqa.domain import ParsedDocument
 
 _CACHE_DOCUMENTS = 16
@@ -60,12 +62,13 @@ class DocumentStore:
         rows = self.registry.profiles(doc_ids)
         return {doc_id: DocumentProfile.from_dict(json.loads(raw)) for doc_id, raw in rows.items()}
 
-    def refresh_profiles(self, doc_ids: Iterable[str] | None = None) -> int:
-        """Compute the profiles again from the stored documents; returns how many were rewritten.
+    def refresh_profiles(self, doc_ids: Iterable[str] | None = None, report_facts: bool = False) -> int:
+        """Compute the profiles (and with ``report_facts`` the report facts) again from the stored documents;
+        returns how many were rewritten.
 
         Why: a knowledge base indexed before profiles carried a subject (company, year) or a content
-        signature gets them without parsing any file again. A maintenance step (benchmarks, upgrades),
-        never run on the question path.
+        signature, or before report facts existed or were read as they are now, gets them without parsing
+        any file again. A maintenance step (benchmarks, upgrades), never run on the question path.
         """
         count = 0
         for doc_id in list(self.registry.profiles(doc_ids)):
@@ -73,6 +76,12 @@ class DocumentStore:
             if data is None:
                 continue
             document = ParsedDocument.from_dict(json.loads(zlib.decompress(data).decode("utf-8", "surrogatepass")))
+            if report_facts:
+                document.meta.pop(REPORT_KEY, None)
+                attach_report_facts(document)
+                text = json.dumps(document.to_dict(), ensure_ascii=False)
+                data = zlib.compress(text.encode("utf-8", "surrogatepass"), 6)
+                self._cache.pop(doc_id, None)
             profile = build_profile(doc_id, document)
             with self.registry.transaction():
                 self.registry.put_parsed(doc_id, data, json.dumps(profile.to_dict()))

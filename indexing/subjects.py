@@ -83,10 +83,10 @@ _COVER_NAME = re.compile(r"^\s*([A-Z][A-Za-z0-9&'’.\- ]{2,40}?)\s+annual repor
 _TITLE_NOISE = re.compile(r"^(?:microsoft\s+(?:word|excel|powerpoint)\s*[-–]\s*)", re.I)
 _CN_FULL = re.compile(r"公司(?:的)?中文名称\s*[:：]?\s*([\u4e00-\u9fff（）()]{4,40}?(?:公司|集团|银行))")
 _CN_SHORT = re.compile(
-    r"(?:公司(?:的)?中文简称|股票简称|证券简称|A\s*股简称)\s*[:：]?\s*([\u4e00-\u9fffA-Z*]{2,12}(?:\s*[AB])?)"
+    r"(?:公司(?:的)?中文简称|股票简称|证券简称|A\s*股简称)\s*[:：|]?\s*([\u4e00-\u9fffA-Z*]{2,12}(?:\s*[AB])?)"
 )
-_CN_CODE = re.compile(r"(?:股票代码|证券代码|A\s*股代码|B\s*股代码)\s*[:：]?\s*(\d{6}(?:\s*[、,，/]\s*\d{6})*)")
-_CN_EN_NAME = re.compile(r"公司(?:的)?外文名称(?:（如有）|\(如有\))?\s*[:：]?\s*([A-Za-z][A-Za-z0-9 ,.&'()\-]{4,80})")
+_CN_CODE = re.compile(r"(?:股票代码|证券代码|A\s*股代码|B\s*股代码)\s*[:：|]?\s*(\d{6}(?:\s*[、,，/]\s*\d{6})*)")
+_CN_EN_NAME = re.compile(r"公司(?:的)?外文名称(?:（如有）|\(如有\))?\s*[:：|]?\s*([A-Za-z][A-Za-z0-9 ,.&'()\-]{4,80})")
 _CN_COVER = re.compile(
     r"([\u4e00-\u9fff（）()]{4,40}?(?:股份有限公司|有限责任公司|有限公司|集团公司|银行))\s*"
     r"(\d{4})\s*年\s*(?:年度|半年度|第[一三]季度)?报告"
@@ -654,13 +654,14 @@ def _period(text: str, title: str) -> tuple[int | None, str]:
     match = _CN_YEAR.search(head[:3000]) if _has_cjk(head[:3000]) else None
     if match:
         return int(match.group(1)), _squash(match.group(0))
-    match = _FISCAL_YEAR_EN.search(head)
-    if match:
-        return int(match.group(1) or match.group(2)), _squash(match.group(0))
+    # the latest year the first pages say a period ended or a report is for: a letter to shareholders before
+    # the cover compares with "the year ended December 31, 2021" in a 2022 report
+    found = [*_FISCAL_YEAR_EN.finditer(head)]
     for source in (title, head[:3000]):
-        match = _YEAR_NEAR_REPORT.search(source)
-        if match:
-            return int(match.group(1) or match.group(2)), _squash(match.group(0))
+        found.extend(_YEAR_NEAR_REPORT.finditer(source))
+    if found:
+        latest = max(found, key=lambda m: int(m.group(1) or m.group(2)))
+        return int(latest.group(1) or latest.group(2)), _squash(latest.group(0))
     years = Counter(int(y) for y in _YEAR.findall(head[:4000]))
     if years:
         year, count = years.most_common(1)[0]

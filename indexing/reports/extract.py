@@ -3,9 +3,9 @@
 The stored form is plain JSON under ``ParsedDocument.meta["report"]`` so it is written and removed with the
 document on both backends (SQLite and PostgreSQL keep the parsed document; nothing else to migrate):
 
-``{"version", "entity": {...}, "year", "kind", "tables": [{"caption", "section", "page", "unit", "currency",
-"parent_company", "rows": [row text, ...]}], "facts": [{"t": table, "r": row, "label", "parent", "column",
-"period": {...}, "value", "text", "unit", "page"}]}``
+``{"version", "entity": {...}, "year", "kind", "currency" (ISO, when the text tells), "tables": [{"caption",
+"section", "page", "unit", "currency", "parent_company", "rows": [row text, ...]}], "facts": [{"t": table,
+"r": row, "label", "parent", "column", "period": {...}, "value", "text", "unit", "page"}]}``
 """
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ import re
 import unicodedata
 from typing import Any
 
+from indexing.reports.currency import report_currency
+from indexing.reports.labels import clean_label
 from indexing.reports.profile import is_report, report_profile
 from indexing.reports.tables import RowFact, table_facts
-from indexing.reports.text_tables import header_periods, split_rows
-from indexing.reports.units import table_unit
+from indexing.reports.text_tables import data_rows, header_periods, split_rows
+from indexing.reports.units import scale_of, table_unit
 from officeqa.domain import BlockType, ParsedDocument
 
 __all__ = ["FORMAT_VERSION", "META_KEY", "extract_report"]
@@ -29,7 +31,18 @@ _CAPTION_CHARS = 60
 _NOISE = re.compile(r"适用|不适用|是否|^单位|^币种|^编制单位|^□|^√|[？?]$")
 _STATEMENT = re.compile(r"表$|statements?\s+of|balance\s+sheets?|财务指标|会计数据", re.IGNORECASE)
 _CONTENTS = re.compile(r"^\s*(?:目\s*录|table\s+of\s+contents|contents)\s*$", re.IGNORECASE)
+#: Per-share amounts are in currency units whatever scale the table's caption gives ("in thousands, except
+#: per share data"): "Basic earnings (loss) per share (dollars) (1.03)" is $1.03, not 1.03 thousand.
+_PER_SHARE = re.compile(r"per\s+(?:common\s+|ordinary\s+)?share|每股", re.IGNORECASE)
 _PARENT = re.compile(r"母公司(?!所有者|股东)|parent company|non-consolidated", re.IGNORECASE)
+
+
+def _row_unit(label: str, unit: str | None) -> str | None:
+    """The table's unit for a row, except a scaled unit (thousands, 万元) for a per-share row."""
+    scale = scale_of(unit)
+    if scale is not None and scale != 1 and _PER_SHARE.search(label):
+        return None
+    return unit
 
 
 def _caption(context: list[str]) -> str:
@@ -57,7 +70,7 @@ def extract_report(document: ParsedDocument) -> dict[str, Any] | None:
     blocks = document.blocks
     if not is_report(blocks):
         return None
-    profile = report_profile(blocks, document.title)
+    profile = report_profile(document)
     tables: list[dict[str, Any]] = []
     facts: list[dict[str, Any]] = []
     context: list[str] = []
@@ -93,7 +106,7 @@ def extract_report(document: ParsedDocument) -> dict[str, Any] | None:
                 "column": fact.column,
                 "value": fact.value,
                 "text": fact.text,
-                "unit": fact.unit or (None if fact.percent else unit),
+                "unit": fact.unit or (None if fact.percent else _row_unit(fact.label, unit)),
                 "page": _row_page(block.meta.get("page_rows"), fact.row, block.page),
             }
             if fact.parent:
@@ -117,6 +130,9 @@ def extract_report(document: ParsedDocument) -> dict[str, Any] | None:
     _text_tables(blocks, tables, facts)
     if not facts:
         return None
+    currency = report_currency("\n".join(b.text or "" for b in blocks))
+    if currency:
+        profile["currency"] = currency
     return {"version": FORMAT_VERSION, **profile, "tables": tables, "facts": facts}
 
 
@@ -128,16 +144,19 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
     columns: list[Any] | None = None
     current: dict[str, Any] | None = None
     group: str | None = None
+    recent: list[str] = []  # the paragraphs since the heading: "(Expressed in thousands of United States dollars)"
     for block in blocks:
         if block.type == BlockType.HEADING:
             section, columns, current, group = unicodedata.normalize("NFKC", block.text or "").strip(), None, None, None
+            recent = []
             continue
         if block.type != BlockType.PARAGRAPH:
             continue
         text = unicodedata.normalize("NFKC", block.text or "").strip()
+        recent = [*recent[-(_CONTEXT_BLOCKS - 1) :], text]
         found = header_periods(text)
-        if found is not None and not split_rows(text):
-            unit, currency = table_unit([text])
+        if found is not None and not data_rows(text):
+            unit, currency = table_unit([section, *recent])
             columns, group = found, None
             current = {
                 "caption": section,
@@ -161,9 +180,10 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
         if current not in tables:
             tables.append(current)
         index = tables.index(current)
-        for label, cells in rows:
-            row_text = " | ".join([label, *cells])
+        for printed, cells in rows:
+            row_text = " | ".join([printed, *cells])
             current["rows"].append(row_text)
+            label = clean_label(printed)[0] or printed  # "Revenue (1)", "... per share (dollars)": as in ruled tables
             for (header, period), cell in zip(columns, cells, strict=True):
                 parsed = parse_value(cell)
                 if parsed is None:
@@ -188,7 +208,7 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
                     "column": header,
                     "value": fact.value,
                     "text": fact.text,
-                    "unit": fact.unit or current["unit"],
+                    "unit": fact.unit or _row_unit(label, current["unit"]),
                     "page": block.page,
                     "period": period.to_json(),
                 }

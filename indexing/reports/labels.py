@@ -18,6 +18,10 @@ _NUMBERING = re.compile(
 )
 _PART = re.compile(r"^(?:其中|包括|减|加)[：:]\s*")
 _UNIT_SUFFIX = re.compile(r"[（(]\s*(元/股|元|万元|亿元|千元|百万元|人|%|股|户|个|家|吨)\s*[）)]\s*$")
+#: "Basic earnings (loss) per share (dollars)": the currency of a per-share row is no part of the metric's name
+_CURRENCY_SUFFIX = re.compile(
+    r"\s*[（(]\s*(?:in\s+)?(?:dollars|\$|C\$|US\$|A\$|euros?|pounds?)\s*[）)]\s*$", re.IGNORECASE
+)
 _FOOTNOTE = re.compile(r"\s*[（(]\s*(?:\d|注\s*\d?|note\s*\d+)\s*[）)]\s*$", re.IGNORECASE)
 
 
@@ -37,6 +41,7 @@ def clean_label(label: str) -> tuple[str, bool]:
     text = _PART.sub("", text)
     text = _UNIT_SUFFIX.sub("", text)
     text = _FOOTNOTE.sub("", text)
+    text = _CURRENCY_SUFFIX.sub("", text)
     return text.strip(" ：:"), part
 
 

@@ -1,8 +1,11 @@
-"""Who and when a report is about, from its first pages: entity names, stock code, report kind and fiscal year.
+"""Who and when a report is about, for its facts: read through :mod:`indexing.subjects`, the one reader of
+a document's company, names, codes, kind and fiscal year.
 
-Why here and not from the file name: users name files "年报.pdf"; the cover says "贵州航天电器股份有限公司
-2019 年度报告" and 公司简介 says 股票简称 航天电器, 股票代码 002025. A question names the company one of
-those ways and the year the report is for.
+Why one reader: scope (which document a question is about) and report facts (whose figure an answer
+states) must agree on who a report is about; two readers of the same cover disagreed (a 10-K whose
+subject named "FNCB Bancorp, Inc." had no entity in its facts, so its figures were never matched to a
+question naming the company). This module only maps the subject to the stored facts' ``entity`` keys
+and decides whether a document is a report at all.
 """
 
 from __future__ import annotations
@@ -11,39 +14,31 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from officeqa.domain import Block, BlockType
+from indexing.subjects import (
+    KIND_ANNUAL,
+    KIND_FINANCIAL,
+    KIND_QUARTERLY,
+    KIND_SEMIANNUAL,
+    DocumentSubject,
+    extract_subject,
+)
+from officeqa.domain import Block, ParsedDocument
 
 __all__ = ["is_report", "report_profile"]
 
 _COVER_PAGES = 3
-_PROFILE_PAGES = 12
 _REPORT = re.compile(
     r"年度报告|年报|半年度报告|季度报告|annual\s+report|form\s+10-k|annual\s+information\s+form|"
     r"management'?s\s+discussion\s+and\s+analysis|consolidated\s+financial\s+statements",
     re.IGNORECASE,
 )
-_YEAR_CN = re.compile(r"(19[89]\d|20[0-4]\d)\s*年?\s*(半年度|年度|第[一三]季度)\s*报告")
-_YEAR_EN = re.compile(
-    r"(?:(?:fiscal|annual\s+report)\s*(?:year\s*)?(19[89]\d|20[0-4]\d))|"
-    r"(?:(19[89]\d|20[0-4]\d)\s+annual\s+report)|"
-    r"(?:year\s+ended\s+\w+\s+\d{1,2},?\s+(19[89]\d|20[0-4]\d))",
-    re.IGNORECASE,
-)
-_FULL_NAME = re.compile(
-    r"^[\u4e00-\u9fffA-Za-z（）()·&.,' -]{2,60}?(?:股份有限公司|有限责任公司|有限公司|集团公司|"
-    r"Inc\.?|Corporation|Corp\.?|L\.P\.|Limited|Ltd\.?|plc|Co\.,\s*Ltd\.?|LLC)$"
-)
-_EN_ENTITY = re.compile(
-    r"([A-Z][A-Za-z&.\- ]{2,50}?(?:Inc\.|L\.P\.|Ltd\.|Limited|Corporation|Corp\.|plc|LLC))\s*"
-    r"\(\s*(?:the\s+)?[\"“]?([A-Z][A-Za-z]{1,9})[\"”]?\s*\)"
-)
-_EN_LEGAL = re.compile(r"\b((?:[A-Z][A-Za-z&\-]+\s+){1,4}(?:Inc\.|L\.P\.|Ltd\.|Limited|Corporation|Corp\.|plc|LLC))")
-_EN_ALIAS = re.compile(r"\b([A-Z]{2,6})\s*\(\s*(?:the\s+)?[\"“]?(?:Corporation|Company|Partnership|Issuer)[\"”]?\s*\)")
-_FIELDS = {
-    "short_name": ("股票简称", "证券简称", "公司简称"),
-    "stock_code": ("股票代码", "证券代码"),
-    "english_name": ("公司的外文名称", "英文名称", "外文名称"),
+_KINDS = {
+    KIND_ANNUAL: "annual",
+    KIND_SEMIANNUAL: "semiannual",
+    KIND_QUARTERLY: "quarterly",
+    KIND_FINANCIAL: "annual",
 }
+_MAX_NAMES = 12
 
 
 def _text(block: Block) -> str:
@@ -56,54 +51,27 @@ def is_report(blocks: Sequence[Block]) -> bool:
     return bool(_REPORT.search(head))
 
 
-def _fields_from_tables(blocks: Sequence[Block]) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for block in blocks:
-        if block.type != BlockType.TABLE or (block.page or 1) > _PROFILE_PAGES:
-            continue
-        for row in [*(block.header_rows or []), *(block.rows or [])]:
-            cells = [unicodedata.normalize("NFKC", c or "").strip() for c in row]
-            for i, cell in enumerate(cells[:-1]):
-                for key, names in _FIELDS.items():
-                    if key not in found and cell in names and cells[i + 1]:
-                        found[key] = cells[i + 1]
-    return found
-
-
-def report_profile(blocks: Sequence[Block], title: str | None = None) -> dict[str, object]:
-    """{"entity": {full_name, short_name, stock_code, english_name}, "year", "kind"} (keys only when found)."""
-    cover = [b for b in blocks if (b.page or 1) <= _COVER_PAGES and b.type != BlockType.TABLE]
+def profile_of_subject(subject: DocumentSubject) -> dict[str, object]:
+    """{"entity": {full_name, short_name, stock_code, english_name, names}, "year", "kind"} (keys only when
+    the subject has them); ``names`` joins every name and code with "|"."""
     entity: dict[str, str] = {}
-    year: int | None = None
-    kind = "annual"
-    for block in cover:
-        text = _text(block)
-        if "full_name" not in entity and len(text) <= 60 and _FULL_NAME.match(text):
-            entity["full_name"] = text
-        match = _YEAR_CN.search(text)
-        if year is None and match:
-            year = int(match.group(1))
-            kind = {"半年度": "semiannual", "第一季度": "quarterly", "第三季度": "quarterly"}.get(
-                match.group(2) or "", "annual"
-            )
-        match = _YEAR_EN.search(text) if year is None else None
-        if match:
-            year = int(next(g for g in match.groups() if g))
-    entity.update(_fields_from_tables(blocks))
-    names: list[str] = []
-    for block in blocks:
-        if (block.page or 1) > _COVER_PAGES:
-            break
-        text = _text(block)
-        for match in _EN_ENTITY.finditer(text):
-            names.extend(n for n in (match.group(1).strip(), match.group(2)) if n not in names)
-        for match in [*_EN_LEGAL.finditer(text), *_EN_ALIAS.finditer(text)]:
-            name = match.group(1).strip()
-            if name not in names and not name.lower().startswith(("the ", "registered ")):
-                names.append(name)
+    if subject.entity:
+        entity["full_name"] = subject.entity
+    if subject.short_names:
+        entity["short_name"] = subject.short_names[0]
+    if subject.codes:
+        entity["stock_code"] = subject.codes[0]
+    if subject.english_name:
+        entity["english_name"] = subject.english_name
+    names = [*subject.names(), *subject.codes]
     if names:
-        entity["names"] = "|".join(names[:12])
-    profile: dict[str, object] = {"entity": entity, "kind": kind}
-    if year is not None:
-        profile["year"] = year
+        entity["names"] = "|".join(dict.fromkeys(names[:_MAX_NAMES]))
+    profile: dict[str, object] = {"entity": entity, "kind": _KINDS.get(subject.kind, "annual")}
+    if subject.fiscal_year is not None:
+        profile["year"] = subject.fiscal_year
     return profile
+
+
+def report_profile(document: ParsedDocument) -> dict[str, object]:
+    """The report's profile from the document's subject (:func:`indexing.subjects.extract_subject`)."""
+    return profile_of_subject(extract_subject(document))

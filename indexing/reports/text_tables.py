@@ -14,7 +14,7 @@ import unicodedata
 
 from indexing.reports.periods import Period
 
-__all__ = ["header_periods", "split_rows"]
+__all__ = ["data_rows", "header_periods", "split_rows"]
 
 _PAREN = re.compile(r"\([^()]{0,120}\)")
 _PERIOD = re.compile(
@@ -22,7 +22,10 @@ _PERIOD = re.compile(
     r"november|december)\s+\d{1,2},?\s+)?(?:19[89]\d|20[0-4]\d)|\bq[1-4]\b",
     re.IGNORECASE,
 )
-_NUMBER = r"(?:\(?[-−]?\$?\d{1,3}(?:,\d{3})*(?:\.\d+)?\)?%?|\(?[-−]?\$?\d+(?:\.\d+)?\)?%?|-|—|–)"
+_MONTH = re.compile(
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december)", re.IGNORECASE
+)
+_NUMBER = r"(?:\(?[-−]?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\)?%?|-|—|–)"
 _ROW = re.compile(
     rf"([A-Za-z][A-Za-z ,'’&/\-.()]*?[A-Za-z):])\s+((?:{_NUMBER})(?:\s+(?:{_NUMBER}))+)(?=\s+[A-Za-z]|\s*$)"
 )
@@ -36,6 +39,8 @@ def header_periods(text: str) -> list[tuple[str, Period]] | None:
         return None
     columns: list[tuple[str, Period]] = []
     seen: set[tuple[int | None, int | None]] = set()
+    # "December 31, 2022 2021": the date printed once before the first year holds for every year column
+    point = "end" if any(_MONTH.search(token) for token in found) else None
     for token in found:
         if "change" in token.lower():
             columns.append((token, Period(change=True)))
@@ -44,16 +49,6 @@ def header_periods(text: str) -> list[tuple[str, Period]] | None:
         year = int(year_match.group(1)) if year_match else None
         quarter_match = re.search(r"q([1-4])", token, re.IGNORECASE)
         quarter = int(quarter_match.group(1)) if quarter_match else None
-        point = (
-            "end"
-            if re.search(
-                r"(?:january|february|march|april|may|june|july|august|september|october|"
-                r"november|december)",
-                token,
-                re.IGNORECASE,
-            )
-            else None
-        )
         key = (year, quarter)
         if quarter is not None and year is None:
             relative = -1 if key in seen else 0
@@ -65,12 +60,28 @@ def header_periods(text: str) -> list[tuple[str, Period]] | None:
     return columns
 
 
+_LEADER = re.compile(r"(?:\s*\.){3,}\s*")  # dot leaders between a label and its figures ("Net income ......")
+_OPEN_PAREN = re.compile(r"\(\s*(?=[\d$])")
+_CLOSE_PAREN = re.compile(r"(?<=\d)\s+\)")  # "(11 )": a negative figure with a space before its parenthesis
+_YEAR_CELL = re.compile(r"(?:19[89]\d|20[0-4]\d)")
+
+
 def split_rows(text: str) -> list[tuple[str, list[str]]]:
-    """(label, value cells) for every "label number number ..." run in a paragraph."""
-    folded = unicodedata.normalize("NFKC", text).replace("$ ", "$")
+    """(label, value cells) for every "label number number ..." run in a paragraph.
+
+    10-K statements printed with dot leaders and spaced parentheses ("Equity in trust ....... (11 ) (6 )")
+    are read the same as plain ones."""
+    folded = unicodedata.normalize("NFKC", text)
+    folded = _CLOSE_PAREN.sub(")", _OPEN_PAREN.sub("(", _LEADER.sub(" ", folded))).replace("$ ", "$")
     rows = []
     for match in _ROW.finditer(folded):
-        label = match.group(1).strip(" :")
+        label = match.group(1).strip(" :.")
         cells = re.findall(_NUMBER, match.group(2))
         rows.append((label, [c.strip() for c in cells]))
     return rows
+
+
+def data_rows(text: str) -> list[tuple[str, list[str]]]:
+    """The rows of :func:`split_rows` that hold figures, not a run of years ("(in thousands) 2022 2021" is a
+    header, and the paragraph that holds it is still a header paragraph)."""
+    return [(label, cells) for label, cells in split_rows(text) if not all(_YEAR_CELL.fullmatch(c) for c in cells)]

@@ -33,8 +33,10 @@ class ReportFacts:
         else:
             doc_ids = [d for d in ctx.catalog if d not in knowledge.superseded]
         documents = {d: ctx.catalog[d].path for d in doc_ids}
+        # the scope goes with the answer as with every other answerer's (which documents, and why)
+        metadata = {**ctx.meta, "scope": ctx.scope.to_json(ctx.catalog)}
         return answer_with_facts(knowledge.kb, self.cache, ctx.question, ctx.standalone, ctx.language, documents,
-                                 metadata=ctx.meta, shown=knowledge.paths.shown, scoped=scoped)
+                                 metadata=metadata, shown=knowledge.paths.shown, scoped=scoped)
 
 
 __all__ = ["ReportFacts"]

@@ -37,6 +37,7 @@ _FIGURE_QUESTION = re.compile(
 )
 _QUANTITY = re.compile(r"多少|几|金额|总额|总量|数量|规模|how\s*much|how\s*many", re.IGNORECASE)
 _PARTS = re.compile(r"[？?；;]")
+_PER_SHARE = re.compile(r"per\s+(?:common\s+)?share|每股", re.IGNORECASE)
 
 
 def _fold(text: str) -> str:
@@ -180,6 +181,9 @@ def _figure(
             return _not_in_report(report, top.facts[0].label, [year], english, years), top, True
         return None, top, False
     fact = chosen[0]
+    other_currency = _currency_refusal(report, fact, ask, english)
+    if other_currency is not None:
+        return other_currency, top, True
     lines = [_figure_line(report, fact, ask, english)]
     share = _share_beside(report, fact)
     if share is not None:
@@ -190,7 +194,44 @@ def _figure(
     for text, other in _notes(fact, chosen[1:], english):
         lines.append(text)
         citations.append(cite(report, other))
-    return ReportAnswer(" ".join(lines), "figure", "en" if english else "zh", citations), top, False
+    answer = ReportAnswer(" ".join(lines), "figure", "en" if english else "zh", citations, str(fact.value), fact.unit)
+    return answer, top, False
+
+
+def _currency_refusal(report: Report, fact: Fact, ask: Ask, english: bool) -> ReportAnswer | None:
+    """An amount asked in a currency the report does not give it in, or a report that does not say its
+    currency: the printed figure is named as such, never passed off as the asked currency."""
+    if ask.currency is None or fact.unit == "%":
+        return None
+    shown = with_unit(fact.text, fact.unit, english)
+    page = f"page {fact.page}" if english else f"第 {fact.page} 页"
+    if fact.currency == ask.currency:
+        if fact.unit is not None or _PER_SHARE.search(fact.label) or abs(fact.value) < 1000:
+            return None
+        text = (  # "$ 20,445" in a statement whose caption says no unit: thousands or not cannot be told
+            f"{report.name} prints {fact.label} as {shown} ({page}) without saying in which unit (thousands, "
+            f"millions), so it is not given as an amount in {ask.currency}."
+            if english
+            else f"{report.name} 列示{fact.label}为 {shown}（{page}），但未说明单位，无法作为 {ask.currency} 金额给出。"
+        )
+        return ReportAnswer(text, "unit_unknown", "en" if english else "zh", [cite(report, fact)])
+    if fact.currency is not None:
+        text = (
+            f"Not found in {ask.currency}: {report.name} gives {fact.label} in {fact.currency} ({shown}, {page})."
+            if english
+            else f"未找到以 {ask.currency} 计的数据：{report.name} 的{fact.label}以 {fact.currency} 列示"
+            f"（{shown}，{page}）。"
+        )
+        kind = "not_in_report"
+    else:
+        text = (
+            f"{report.name} prints {fact.label} as {shown} ({page}) but does not say in which currency, so it is not "
+            f"given as {ask.currency}."
+            if english
+            else f"{report.name} 列示{fact.label}为 {shown}（{page}），但未说明币种，无法作为 {ask.currency} 给出。"
+        )
+        kind = "currency_unknown"
+    return ReportAnswer(text, kind, "en" if english else "zh", [cite(report, fact)])
 
 
 def _source_lines(citations: Sequence[Cited], english: bool) -> str:
@@ -234,7 +275,10 @@ def _answer_one(question: str, report: Report, language: str) -> ReportAnswer | 
         return None
     citations = [c for a in answers for c in a.citations]
     text = " ".join(a.text for a in answers)
-    return ReportAnswer(f"{text}\n{_source_lines(citations, english)}", "figure", answers[0].language, citations)
+    value, unit = (answers[0].value, answers[0].unit) if len(answers) == 1 else (None, None)
+    return ReportAnswer(
+        f"{text}\n{_source_lines(citations, english)}", "figure", answers[0].language, citations, value, unit
+    )
 
 
 _STOP_WORDS = {

@@ -111,6 +111,9 @@ def answer_with_facts(
         Citation(file=c.path, page=c.page, n=n, doc_id=ids.get(c.path, ""), document=c.name, quote=c.quote)
         for n, c in enumerate(result.citations, 1)
     ]
-    meta: dict[str, Any] = {**(metadata or {}), "report_facts": {"kind": result.kind}}
+    facts_meta: dict[str, Any] = {"kind": result.kind}
+    if result.value is not None:
+        facts_meta.update(value=result.value, unit=result.unit)
+    meta: dict[str, Any] = {**(metadata or {}), "report_facts": facts_meta}
     meta.setdefault("route", {"route": ROUTE})
     return Answer(result.text, citations, "rule", question, standalone, result.language, None, meta)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from indexing.reports.currency import iso_currency
 from indexing.reports.labels import label_key
 from indexing.reports.periods import Period
 
@@ -32,6 +33,7 @@ class Fact:
     row: str
     table: int
     from_text: bool = False  # an unruled table read from paragraphs (its captions are less certain)
+    currency: str | None = None  # ISO code the table's caption names, else the report's
 
     @property
     def context_key(self) -> str:
@@ -54,6 +56,7 @@ class Report:
     entity: Mapping[str, str]
     facts: tuple[Fact, ...]
     text: str = ""  # the document's text, for "the report never mentions it"
+    currency: str | None = None  # ISO code of the report's amounts, None when the report does not tell
 
     def years(self) -> list[int]:
         """The years the report gives figures for: those of many facts (a history table's 2000 is not one)."""
@@ -70,6 +73,7 @@ class Report:
 def load_report(path: str, name: str, data: Mapping[str, Any], text: str = "") -> Report:
     """A :class:`Report` from the stored JSON (``ParsedDocument.meta["report"]``)."""
     tables = list(data.get("tables") or [])
+    currency = data.get("currency") if isinstance(data.get("currency"), str) else None
     facts = []
     for raw in data.get("facts") or []:
         table = tables[raw["t"]] if raw.get("t", -1) < len(tables) else {}
@@ -92,6 +96,7 @@ def load_report(path: str, name: str, data: Mapping[str, Any], text: str = "") -
                 row=rows[raw["r"]] if raw.get("r", -1) < len(rows) else "",
                 table=int(raw.get("t", 0)),
                 from_text=bool(table.get("text")),
+                currency=iso_currency(table.get("currency")) or currency,
             )
         )
     year = data.get("year")
@@ -103,4 +108,5 @@ def load_report(path: str, name: str, data: Mapping[str, Any], text: str = "") -
         entity=dict(data.get("entity") or {}),
         facts=tuple(facts),
         text=text,
+        currency=currency,
     )

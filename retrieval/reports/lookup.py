@@ -40,7 +40,13 @@ _STATEMENTS = (
     "主要会计数据",
     "分季度",
 )
-_COLUMN_NOISE = re.compile(r"(19[89]\d|20[0-4]\d)|年度|年末|年|金额|本期|上期|期末|期初|fiscal|q[1-4]", re.IGNORECASE)
+_COLUMN_NOISE = re.compile(
+    r"(19[89]\d|20[0-4]\d)|年度|年末|年|金额|本期|上期|期末|期初|fiscal|q[1-4]|"
+    r"(?:years?\s+ended\s+|as\s+(?:of|at)\s+)?(?:january|february|march|april|may|june|july|august|september|"
+    r"october|november|december)\s*\d{0,2},?|\d{1,2}\s+(?:january|february|march|april|may|june|july|august|"
+    r"september|october|november|december)|(?:for\s+the\s+)?(?:years?|(?:three|six|twelve)\s+months)\s+ended|as\s+(?:of|at)",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -190,6 +190,14 @@ _STOP_EN = {
     "about",
     "with",
     "what's",
+    # the Enterprise RAG Challenge's phrasing of "the latest figure the report gives"
+    "according",
+    "within",
+    "last",
+    "latest",
+    "period",
+    "listed",
+    "yearend",
 }
 
 
@@ -208,9 +216,11 @@ class ReportAnswer:
     """An answer from report facts: its text, what kind of answer it is, and its sources."""
 
     text: str
-    kind: str  # "figure" | "computed" | "not_in_report"
+    kind: str  # "figure" | "computed" | "not_in_report" | "currency_unknown" | "unit_unknown"
     language: str
     citations: list[Cited] = field(default_factory=list)
+    value: str | None = None  # a figure answer's printed value (exact decimal) and its unit, for callers
+    unit: str | None = None
 
 
 def residual(question_key: str, covered: Sequence[str], english: bool, text: str = "") -> str:

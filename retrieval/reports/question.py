@@ -35,6 +35,11 @@ _END = re.compile(
 _PRIOR = re.compile(r"上年|上一年|去年|上期|上年同期|prior\s+year|previous\s+year|last\s+year", re.IGNORECASE)
 _START = re.compile(r"年初|期初")
 _UNIT = re.compile(r"(?:多少|几)\s*(亿元|万元|千元|百万元|元)|(?:in\s+)(millions|thousands|billions)", re.IGNORECASE)
+_CURRENCY = re.compile(
+    r"\bin\s+(USD|EUR|GBP|AUD|CAD|JPY|CNY|HKD|CHF|NZD|SGD)\b|\bin\s+(U\.?S\.?|Australian|Canadian)\s+dollars?",
+    re.IGNORECASE,
+)
+_DOLLARS = {"u.s.": "USD", "us": "USD", "u.s": "USD", "australian": "AUD", "canadian": "CAD"}
 _PARENT = re.compile(r"母公司(?!所有者|股东)|parent\s+company", re.IGNORECASE)
 _CN_DIGIT = {"一": 1, "二": 2, "三": 3, "四": 4}
 
@@ -54,6 +59,7 @@ class Ask:
     unit: str | None
     parent_company: bool
     english: bool
+    currency: str | None = None  # the ISO currency the question asks the amount in ("(in USD)")
 
 
 def read_question(question: str) -> Ask:
@@ -80,4 +86,14 @@ def read_question(question: str) -> Ask:
         unit=unit if unit != "元" else None,
         parent_company=bool(_PARENT.search(text)),
         english=not re.search(r"[\u4e00-\u9fff]", text),
+        currency=_currency(text),
     )
+
+
+def _currency(text: str) -> str | None:
+    match = _CURRENCY.search(text)
+    if match is None:
+        return None
+    if match.group(1):
+        return match.group(1).upper()
+    return _DOLLARS.get(match.group(2).lower())

@@ -76,6 +76,8 @@ def test_the_question_service_answers_figures_from_facts_before_retrieval(indexe
         assert answer.mode == "rule" and answer.metadata["report_facts"]["kind"] == "figure"
         assert "876,543,210.12" in answer.text and answer.citations[0].page == 3
         assert str(docs) not in answer.text
+        facts = answer.metadata["report_facts"]  # the figure for callers (a benchmark, an API client) and the scope
+        assert (facts["value"], facts["unit"]) == ("876543210.12", "元") and "scope" in answer.metadata
         refused = service.ask("星河智能2025年的营业收入是多少？")
         assert refused.metadata["report_facts"]["kind"] == "not_in_report" and "2022–2023" in refused.text
         other = service.ask("公司的法定代表人是谁？")  # not a figure: the next answerers take it

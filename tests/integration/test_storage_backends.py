@@ -17,6 +17,7 @@ from postgres_server import new_schema
 
 from indexing.knowledge_base import KnowledgeBase
 from indexing.registry import INDEXED, REMOVED
+from indexing.reports import report_of
 from indexing.storage import open_knowledge_base
 from officeqa.embeddings import HashEmbedder
 from officeqa.errors import IndexConsistencyError
@@ -264,7 +265,8 @@ def test_a_reports_subject_is_stored_with_it_and_refreshed_on_either_backend(mak
     folder.mkdir()
     (folder / "ar.md").write_text(
         "# 年度报告\n\n贵州航天电器股份有限公司 2019 年年度报告\n\n股票简称 航天电器 股票代码 002025\n\n"
-        "公司的中文名称 贵州航天电器股份有限公司\n\n" + "本公司主要从事连接器的研发和生产。" * 30,
+        "公司的中文名称 贵州航天电器股份有限公司\n\n" + "本公司主要从事连接器的研发和生产。" * 30
+        + "\n\n## 主要会计数据\n\n| 项目 | 2019年 | 2018年 |\n|---|---|---|\n| 营业收入（元） | 1,000.00 | 900.00 |\n",
         encoding="utf-8",
     )
     with open_knowledge_base(make_settings()) as kb:
@@ -276,3 +278,13 @@ def test_a_reports_subject_is_stored_with_it_and_refreshed_on_either_backend(mak
         assert kb.documents.refresh_profiles() == 1
         (again,) = kb.documents.profiles().values()
         assert again.subject == profile.subject
+        # report facts read again from the stored document (a knowledge base indexed before they existed)
+        document = kb.documents.get(profile.doc_id)
+        assert document is not None and report_of(document) is not None
+        document.meta.pop("report")
+        with kb.registry.transaction():
+            kb.documents.put(profile.doc_id, document)
+        assert report_of(kb.documents.get(profile.doc_id)) is None
+        assert kb.documents.refresh_profiles(report_facts=True) == 1
+        facts = (report_of(kb.documents.get(profile.doc_id)) or {}).get("facts", [])
+        assert any(f["label"] == "营业收入" and f["value"] == "1000.00" for f in facts)

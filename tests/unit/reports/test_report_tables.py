@@ -11,6 +11,7 @@ from indexing.reports.tables import table_facts
 from indexing.reports.text_tables import header_periods, split_rows
 from indexing.reports.units import table_unit
 from indexing.reports.values import parse_value
+from indexing.subjects import extract_subject
 from officeqa.domain import Block, BlockType, ParsedDocument
 
 
@@ -147,10 +148,24 @@ def test_the_cover_names_the_english_entity_and_fiscal_year() -> None:
         ),
         Block(BlockType.PARAGRAPH, text="KPT (the Corporation) holds shares; marks of Kruger Products Inc.", page=2),
     ]
-    profile = report_profile(blocks)
+    profile = report_profile(ParsedDocument(path="/kb/kp.pdf", file_type="pdf", blocks=blocks))
     assert profile["year"] == 2022
     names = str(profile["entity"]["names"]).split("|")
-    assert {"KPLP", "Kruger Products L.P.", "KPT", "Kruger Products Inc."} <= set(names)
+    assert {"KPLP", "Kruger Products L.P."} <= set(names)
+
+
+def test_the_profile_and_the_subject_name_the_same_company_and_year() -> None:
+    """One reader: the facts' entity is the subject scope uses (a 10-K's letter naming the prior year first
+    does not make it that year's report)."""
+    blocks = [
+        Block(BlockType.PARAGRAPH, text="Dear Shareholders, income rose from the year ended December 31, 2021", page=1),
+        Block(BlockType.HEADING, text="FNCB BANCORP, INC. 2022 ANNUAL REPORT", level=1, page=2),
+        Block(BlockType.PARAGRAPH, text="for the fiscal year ended December 31, 2022", page=3),
+    ]
+    document = ParsedDocument(path="/kb/fncb.pdf", file_type="pdf", blocks=blocks)
+    subject, profile = extract_subject(document), report_profile(document)
+    assert subject.fiscal_year == profile["year"] == 2022
+    assert profile["entity"]["full_name"] == subject.entity and subject.entity.lower().startswith("fncb bancorp")
 
 
 def test_a_table_of_contents_gives_no_facts() -> None:
