@@ -180,10 +180,15 @@ def _figure(
         if year is not None and years and year not in years:
             return _not_in_report(report, top.facts[0].label, [year], english, years), top, True
         return None, top, False
-    fact = chosen[0]
-    other_currency = _currency_refusal(report, fact, ask, english)
+    other_currency = _currency_refusal(report, chosen[0], ask, english)
     if other_currency is not None:
         return other_currency, top, True
+    return _figure_answer(report, chosen, ask, english), top, False
+
+
+def _figure_answer(report: Report, chosen: list[Fact], ask: Ask, english: bool) -> ReportAnswer:
+    """The chosen fact as printed, the share printed beside it, and notes on the facts that disagree."""
+    fact = chosen[0]
     lines = [_figure_line(report, fact, ask, english)]
     share = _share_beside(report, fact)
     if share is not None:
@@ -194,8 +199,7 @@ def _figure(
     for text, other in _notes(fact, chosen[1:], english):
         lines.append(text)
         citations.append(cite(report, other))
-    answer = ReportAnswer(" ".join(lines), "figure", "en" if english else "zh", citations, str(fact.value), fact.unit)
-    return answer, top, False
+    return ReportAnswer(" ".join(lines), "figure", "en" if english else "zh", citations, str(fact.value), fact.unit)
 
 
 def _currency_refusal(report: Report, fact: Fact, ask: Ask, english: bool) -> ReportAnswer | None:
