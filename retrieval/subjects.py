@@ -41,11 +41,14 @@ _QUESTION_COMPANY = re.compile(
     r"((?i:Inc\.?|Incorporated|Corporation|Corp\.?|Company|Co\.|plc|Limited|Ltd\.?|Holdings|Group)|N\.V\.|S\.A\.|"
     r"AG|SE|LLC|L\.P\.)(?![A-Za-z])"
 )
+_KIND_WORD = (
+    r"(?:International|Resorts|REIT|Bank|Bancorp|Bancshares|Airlines|Pharmaceuticals|Therapeutics|Technologies|"
+    r"Industries|Brands|Motors|Mining|Petroleum|Telecom|Entertainment)"
+)
 #: A capitalised name ending in a word only companies end in ("MGM Resorts International", "Crombie REIT").
 _QUESTION_COMPANY_KIND = re.compile(
     rf"(?<![\w&'’.\-])((?:{_NAME_WORD}[ \t]+){{1,5}}?)"
-    r"(International|Resorts|REIT|Bank|Bancorp|Bancshares|Airlines|Pharmaceuticals|Therapeutics|Technologies|"
-    r"Industries|Brands|Motors|Mining|Petroleum|Telecom|Entertainment)(?![A-Za-z])"
+    rf"({_KIND_WORD}(?:[ \t]+{_KIND_WORD})*)(?![A-Za-z])"
 )
 #: The subject of a question about what a company did: "Did Poste Italiane announce …", "Has Datalogic reported …".
 _QUESTION_SUBJECT = re.compile(
@@ -222,7 +225,7 @@ def _same_company(key: str, known: str) -> bool:
 
 def _question_companies(question: str) -> list[tuple[str, bool]]:
     """(name, strong) for each name the question gives as a company's; strong: by a legal form or quoted."""
-    strong = [f"{m.group(1)} {m.group(2)}" for m in _QUESTION_COMPANY.finditer(question)]
+    strong = [m.group(0) for m in _QUESTION_COMPANY.finditer(question)]  # as printed: "1-800-FLOWERS.COM, INC."
     weak = [f"{m.group(1)}{m.group(2)}" for m in _QUESTION_COMPANY_KIND.finditer(question)]
     weak += [m.group(1) for m in _QUESTION_SUBJECT.finditer(question.strip())]
     names = [(_LEADING.sub("", n).strip(), True) for n in strong] + [(_LEADING.sub("", n).strip(), False) for n in weak]
