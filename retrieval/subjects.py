@@ -224,13 +224,18 @@ def _same_company(key: str, known: str) -> bool:
 
 
 def _question_companies(question: str) -> list[tuple[str, bool]]:
-    """(name, strong) for each name the question gives as a company's; strong: by a legal form or quoted."""
+    """(name, strong) for each name the question gives as a company's; strong: with a legal form (or Chinese 公司)."""
     strong = [m.group(0) for m in _QUESTION_COMPANY.finditer(question)]  # as printed: "1-800-FLOWERS.COM, INC."
     weak = [f"{m.group(1)}{m.group(2)}" for m in _QUESTION_COMPANY_KIND.finditer(question)]
     weak += [m.group(1) for m in _QUESTION_SUBJECT.finditer(question.strip())]
     names = [(_LEADING.sub("", n).strip(), True) for n in strong] + [(_LEADING.sub("", n).strip(), False) for n in weak]
     names += [(m.group(1), True) for m in _QUESTION_COMPANY_CN.finditer(question)]
-    names += [(m.group(1).strip(), True) for m in _QUOTED.finditer(question)]
+    quoted = [m.group(1).strip() for m in _QUOTED.finditer(question)]
+    # one quoted phrase may be a term ('what is "Adjusted EBITDA"'); a list of them names companies to compare
+    for phrase in quoted:
+        legal = _QUESTION_COMPANY.fullmatch(phrase) is not None
+        if legal or len(quoted) > 1:
+            names.append((phrase, legal))
     return [(n, s) for n, s in names if n]
 
 

@@ -14,6 +14,7 @@ from indexing.profile import DocumentProfile
 from indexing.subjects import KIND_ANNUAL, DocumentSubject
 from retrieval.catalog import CatalogEntry
 from retrieval.scope import resolve_named
+from retrieval.subjects import resolve_subjects
 
 
 def report(doc_id: str, entity: str, short: list[str], codes: list[str] | None = None,
@@ -102,6 +103,7 @@ def test_a_company_the_knowledge_base_holds_is_never_refused(question: str) -> N
         "Did PricewaterhouseCoopers LLP issue an unqualified opinion?",
         "What was the value of Number of hotels at year-end?",
         "What was the EBITDA margin in H1 2023?",
+        'What does the report say about "Adjusted EBITDA"?',
     ],
 )
 def test_generic_capitalised_words_are_no_company(question: str) -> None:
@@ -120,3 +122,14 @@ def test_a_short_name_is_compared_as_whole_words_not_letters() -> None:
     # "aa" occurs in no name as a word; "Nordic American Tankers" does not make "AA Limited" known
     assert refused("Did AA Limited report any changes to its capital structure?", NAMED) == ["AA Limited"]
     assert refused("Did NAT Limited report any changes to its capital structure?", NAMED) == []  # a code
+
+
+def test_a_list_of_quoted_companies_names_them_all() -> None:
+    question = (
+        'Which of the companies had the lowest total assets in EUR at the end of the period listed in annual report: '
+        '"Poste Italiane", "Datalogic", "Seiko Epson Corporation"?'
+    )
+    scope = resolve_subjects(question, NAMED)
+    assert scope is not None and scope.doc_ids == ["se"] and scope.missing == ["Poste Italiane", "Datalogic"]
+    assert refused('Which had the lower revenue: "Poste Italiane" or "Datalogic"?', NAMED) == ["Poste Italiane",
+                                                                                              "Datalogic"]
