@@ -27,15 +27,48 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
-from indexing.subjects import DocumentSubject, entity_key, is_specific, short_key
+from indexing.subjects import GENERIC_WORDS, DocumentSubject, entity_key, is_specific, short_key
 from retrieval.catalog import CatalogEntry
 
+#: One word of a company name: capitalised ("Poste"), all capitals ("AA", "MGM"), mixed case ("archTIS") or a
+#: number joined to capitals ("1-800-FLOWERS.COM").
+_NAME_WORD = r"(?:[A-Z][A-Za-z0-9&'’.\-]*|[a-z]+[A-Z][A-Za-z0-9]*|\d[\d\-]*-[A-Z][A-Za-z0-9&.\-]*)"
 #: A company-like name in a question: capitalised words ending in a legal form.
 _QUESTION_COMPANY = re.compile(
-    r"\b((?:[A-Z][A-Za-z0-9&'’.\-]*[ \t]+){0,5}?[A-Z][A-Za-z0-9&'’.\-]*),?[ \t]+"
+    rf"(?<![\w&'’.\-])((?:{_NAME_WORD}[ \t]+){{0,5}}?{_NAME_WORD}),?[ \t]+"
     r"((?i:Inc\.?|Incorporated|Corporation|Corp\.?|Company|Co\.|plc|Limited|Ltd\.?|Holdings|Group)|N\.V\.|S\.A\.|"
     r"AG|SE|LLC|L\.P\.)(?![A-Za-z])"
+)
+_KIND_WORD = (
+    r"(?:International|Resorts|REIT|Bank|Bancorp|Bancshares|Airlines|Pharmaceuticals|Therapeutics|Technologies|"
+    r"Industries|Brands|Motors|Mining|Petroleum|Telecom|Entertainment)"
+)
+#: A capitalised name ending in a word only companies end in ("MGM Resorts International", "Crombie REIT").
+_QUESTION_COMPANY_KIND = re.compile(
+    rf"(?<![\w&'’.\-])((?:{_NAME_WORD}[ \t]+){{1,5}}?)"
+    rf"({_KIND_WORD}(?:[ \t]+{_KIND_WORD})*)(?![A-Za-z])"
+)
+#: The subject of a question about what a company did: "Did Poste Italiane announce …", "Has Datalogic reported …".
+_QUESTION_SUBJECT = re.compile(
+    rf"^(?:Did|Does|Has|Have|Had)[ \t]+((?:{_NAME_WORD}[ \t]+){{1,5}}?)"
+    r"(?=(?:announce|report|mention|outline|disclose|detail|describe|declare|acquire|issue|launch|file|sign)\w*\b)"
+)
+#: Capitalised words that are no company a report is about: roles, bodies, currencies, months, places, pronouns,
+#: audit firms ("Did PricewaterhouseCoopers LLP issue an unqualified opinion?" asks about an auditor), exchanges.
+_NOT_NAMES = frozenset(
+    [
+        "ceo", "cfo", "coo", "cto", "chair", "chairman", "chairwoman", "president", "board", "management", "directors",
+        "director", "auditor", "auditors", "committee", "shareholders", "esg", "usd", "eur", "gbp", "aud", "cad", "jpy",
+        "cny", "rmb", "chf", "sek", "nok", "hkd", "january", "february", "march", "april", "may", "june", "july",
+        "august", "september", "october", "november", "december", "q1", "q2", "q3", "q4", "fy", "h1", "h2", "total",
+        "net", "gross", "our", "its", "their", "this", "that", "these", "those", "parent", "we", "it", "they", "he",
+        "she", "china", "japan", "germany", "france", "italy", "canada", "australia", "india", "europe", "america",
+        "asia", "africa", "uk", "us", "usa", "eu",
+        "llp", "pricewaterhousecoopers", "pwc", "deloitte", "touche", "kpmg", "ernst", "young", "bdo", "grant",
+        "thornton", "mazars", "nasdaq", "nyse", "asx", "lse", "sec",
+    ]
 )
 _QUESTION_COMPANY_CN = re.compile(r"([\u4e00-\u9fff]{2,20}?(?:股份有限公司|有限责任公司|有限公司|集团))")
 _QUOTED = re.compile(r"[\"“]([^\"”]{3,60})[\"”]")
@@ -134,28 +167,96 @@ def _drop_shadowed(hits: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str
 
 
 def _missing_names(question: str, hits: dict[str, tuple[str, str]], catalog: Mapping[str, CatalogEntry]) -> list[str]:
-    """Company names in the question that no document's subject carries."""
-    names = [_LEADING.sub("", f"{m.group(1)} {m.group(2)}").strip() for m in _QUESTION_COMPANY.finditer(question)]
-    names += [m.group(1) for m in _QUESTION_COMPANY_CN.finditer(question)]
-    names += [m.group(1) for m in _QUOTED.finditer(question)]
-    known: set[str] = set()
-    for entry in catalog.values():
-        subject = entry.profile.subject
-        if subject is not None:
-            known.update(_latin_keys(subject))
-    if not any(e.profile.subject is not None and e.profile.subject.kind for e in catalog.values()):
+    """Company names in the question that no document's subject carries.
+
+    Why word-level comparison: "AA Limited" is no name of "Nordic American Tankers" although the letters "aa"
+    may occur inside another name; a name is known only when it is, or contains, a known name as whole words.
+    Why two strengths: a name with a legal form ("AA Limited") is a company whatever the knowledge base holds;
+    a name recognised by its place or its last word ("Did Poste Italiane announce…", "MGM Resorts International")
+    is said absent only when every report's company was read; while one report's company is unknown, it may be
+    that report's company ("Did MongoDB report…" beside a report whose cover named no company), and a false "not in
+    the knowledge base" is worse than an answer retrieval scopes.
+    """
+    reports = [e.profile.subject for e in catalog.values() if e.profile.subject is not None and e.profile.subject.kind]
+    if not reports:
         return []  # a knowledge base without reports: a company name is just a word of the question
-    matched = {k for k, _ in hits.values()}
+    all_named = all(subject.entity for subject in reports)
+    known, codes, titles = _known_names(hits, catalog)
     out: list[str] = []
-    for name in names:
+    for name, strong in _question_companies(question):
         key = entity_key(name)
-        if not is_specific(key):
+        if not (strong or all_named) or not _names_one(key) or any(word in codes for word in name.split()):
             continue
-        if any(k and (k in key or key in k) for k in matched | known):
+        if any(_same_company(key, k) for k in known) or any(_has_words(t, key) for t in titles):
             continue
         if name not in out:
             out.append(name)
     return out
+
+
+def _known_names(
+    hits: dict[str, tuple[str, str]], catalog: Mapping[str, CatalogEntry]
+) -> tuple[set[str], set[str], list[str]]:
+    """Every key a document's subject gives, every code, and every title and file name as words.
+
+    Titles and file names count only when they hold the whole name ("Commerzbank Konzern_GB 2022_EN_Final" for
+    "Commerzbank"): a report whose cover named no company may still be that company's.
+    """
+    known: set[str] = {k for k, _ in hits.values()}
+    codes: set[str] = set()
+    titles: list[str] = []
+    for entry in catalog.values():
+        subject = entry.profile.subject
+        if subject is not None:
+            known.update(_latin_keys(subject))
+            codes.update(subject.codes)
+        titles += [_latin_text(entry.profile.title).strip(), _latin_text(PurePath(entry.path).stem).strip()]
+    return known, codes, titles
+
+
+def _same_company(key: str, known: str) -> bool:
+    """True when one key holds the other: as whole words (Latin) or as characters (Chinese)."""
+    if not known:
+        return False
+    if _cjk(key) or _cjk(known):
+        return known in key or key in known
+    return _has_words(key, known) or _has_words(known, key)
+
+
+def _question_companies(question: str) -> list[tuple[str, bool]]:
+    """(name, strong) for each name the question gives as a company's; strong: with a legal form (or Chinese 公司)."""
+    strong = [m.group(0) for m in _QUESTION_COMPANY.finditer(question)]  # as printed: "1-800-FLOWERS.COM, INC."
+    weak = [f"{m.group(1)}{m.group(2)}" for m in _QUESTION_COMPANY_KIND.finditer(question)]
+    weak += [m.group(1) for m in _QUESTION_SUBJECT.finditer(question.strip())]
+    names = [(_LEADING.sub("", n).strip(), True) for n in strong] + [(_LEADING.sub("", n).strip(), False) for n in weak]
+    names += [(m.group(1), True) for m in _QUESTION_COMPANY_CN.finditer(question)]
+    quoted = [m.group(1).strip() for m in _QUOTED.finditer(question)]
+    # one quoted phrase may be a term ('what is "Adjusted EBITDA"'); a list of them names companies to compare
+    for phrase in quoted:
+        legal = _QUESTION_COMPANY.fullmatch(phrase) is not None
+        if legal or len(quoted) > 1:
+            names.append((phrase, legal))
+    return [(n, s) for n, s in names if n]
+
+
+def _names_one(key: str) -> bool:
+    """True when a key can name one company: Chinese as ``is_specific``; Latin with a word that is no generic word.
+
+    Two letters are enough ("AA Limited": the legal form or the position made it a name); roles, currencies,
+    months and places alone are not ("the CEO", "USD", "Fiscal 2022", "Italy").
+    """
+    if _cjk(key):
+        return is_specific(key)
+    words = [w for w in key.split() if w not in GENERIC_WORDS and w not in _NOT_NAMES and not w.isdigit()]
+    return bool(words) and len("".join(words)) >= 2
+
+
+def _has_words(text: str, part: str) -> bool:
+    return f" {part} " in f" {text} "
+
+
+def _cjk(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
 
 
 def _pick_reports(
