@@ -178,7 +178,8 @@ def resolve_named(question: str, catalog: Mapping[str, CatalogEntry]) -> Scope |
         if not both:  # "星河智能年报里提到的技术服务合同": the report is asked for too; retrieval ranks inside both
             both = list(dict.fromkeys([*by_name.doc_ids, *subjects.doc_ids]))
         matched = {d: subjects.matched.get(d) or by_name.matched.get(d, "") for d in both}
-        return Scope("named", both, superseded=by_name.superseded, matched=matched, reasons=by_name.reasons)
+        return Scope("named", both, superseded=by_name.superseded, matched=matched, reasons=by_name.reasons,
+                     missing=list(subjects.missing))
     # The question names a company: its documents, or none at all when no document is about it.
     return Scope(
         "named",

@@ -133,3 +133,13 @@ def test_a_list_of_quoted_companies_names_them_all() -> None:
     assert scope is not None and scope.doc_ids == ["se"] and scope.missing == ["Poste Italiane", "Datalogic"]
     assert refused('Which had the lower revenue: "Poste Italiane" or "Datalogic"?', NAMED) == ["Poste Italiane",
                                                                                               "Datalogic"]
+
+
+def test_a_document_named_by_title_keeps_the_absent_company_beside_it() -> None:
+    # The question names a document by its title, a company present and one absent: the scope holds the document
+    # and the present company's report, and still says which company has no report (the "partly missing" notice).
+    catalog = {**NAMED, "sc": CatalogEntry("sc", "/kb/Supply Agreement.docx",
+                                           DocumentProfile(doc_id="sc", title="Supply Agreement"))}
+    scope = resolve_named("Does the Supply Agreement appear in the annual report of Seiko Epson Corporation or of "
+                          "AA Limited?", catalog)
+    assert scope is not None and sorted(scope.doc_ids) == ["sc", "se"] and scope.missing == ["AA Limited"]
