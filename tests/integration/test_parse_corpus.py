@@ -37,7 +37,13 @@ _CHILD = (
     "code = main(sys.argv[1:])\n"
     "sys.stdout.flush()\n"
     "usage = resource.getrusage\n"
-    "peak = usage(resource.RUSAGE_SELF).ru_maxrss + usage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+    # Linux keeps ru_maxrss across exec, so RUSAGE_SELF would count the forking pytest process's own peak (GBs
+    # late in a full run); VmHWM is this process's peak since exec.
+    "try:\n"
+    "    own = int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM:')).split()[1])\n"
+    "except (OSError, StopIteration):\n"
+    "    own = usage(resource.RUSAGE_SELF).ru_maxrss\n"
+    "peak = own + usage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
     "sys.stderr.write('\\nMAXRSS_KB %d\\n' % peak)\n"
     "sys.exit(code)\n"
 )
