@@ -14,9 +14,9 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from table_helpers import exact_result, store_folder
 
 from eval.table_heldout.kb2 import PROJECTS, World2, write_kb2
-from indexing.parsing import parse_file
 from indexing.table_store import TableStore
 from retrieval.tables import answer_table_question
 
@@ -27,17 +27,13 @@ pytestmark = pytest.mark.slow
 def kb(tmp_path_factory: pytest.TempPathFactory) -> Any:
     root = tmp_path_factory.mktemp("kb2")
     world = write_kb2(root)
-    store = TableStore(tmp_path_factory.mktemp("store") / "tables.duckdb")
-    for n, file in enumerate(sorted(p for p in root.rglob("*") if p.is_file())):
-        store.put(f"doc{n}", str(file), parse_file(file))
+    store = store_folder(root, tmp_path_factory.mktemp("store") / "tables.duckdb")
     yield store, world
     store.close()
 
 
 def _value(store: TableStore, question: str) -> Decimal:
-    result = answer_table_question(question, store, None)
-    assert result.outcome == "exact", result.answer_text
-    return Decimal(str(result.data["value"]))
+    return Decimal(str(exact_result(store, question).data["value"]))
 
 
 def test_a_number_in_wan_on_a_column_counted_in_wan(kb: Any) -> None:

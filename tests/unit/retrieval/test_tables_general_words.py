@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from table_helpers import exact_result, store_folder
 
 from eval.table_heldout.kb3 import MILESTONES, write_kb3
 from indexing.parsing import parse_file
@@ -28,23 +29,17 @@ pytestmark = pytest.mark.slow
 def kb(tmp_path_factory: pytest.TempPathFactory) -> Any:
     root = tmp_path_factory.mktemp("kb3")
     world = write_kb3(root)
-    store = TableStore(tmp_path_factory.mktemp("store") / "tables.duckdb")
-    for n, file in enumerate(sorted(p for p in root.rglob("*") if p.is_file())):
-        store.put(f"doc{n}", str(file), parse_file(file))
+    store = store_folder(root, tmp_path_factory.mktemp("store") / "tables.duckdb")
     yield store, world
     store.close()
 
 
 def _value(store: TableStore, question: str) -> Decimal:
-    result = answer_table_question(question, store, None)
-    assert result.outcome == "exact", result.answer_text
-    return Decimal(str(result.data["value"]))
+    return Decimal(str(exact_result(store, question).data["value"]))
 
 
 def _text(store: TableStore, question: str) -> str:
-    result = answer_table_question(question, store, None)
-    assert result.outcome == "exact", result.answer_text
-    return result.answer_text
+    return exact_result(store, question).answer_text
 
 
 def test_verbs_that_only_say_a_row_exists(kb: Any) -> None:

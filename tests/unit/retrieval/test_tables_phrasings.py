@@ -10,11 +10,9 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from table_helpers import exact_result, store_folder
 
 from eval.table_heldout.kb2 import PROJECTS, World2, write_kb2
-from indexing.parsing import parse_file
-from indexing.table_store import TableStore
-from retrieval.tables import answer_table_question
 
 pytestmark = pytest.mark.slow
 
@@ -23,17 +21,13 @@ pytestmark = pytest.mark.slow
 def kb(tmp_path_factory: pytest.TempPathFactory) -> Any:
     root = tmp_path_factory.mktemp("kb2")
     world = write_kb2(root)
-    store = TableStore(tmp_path_factory.mktemp("store") / "tables.duckdb")
-    for n, path in enumerate(sorted(p for p in root.rglob("*") if p.is_file())):
-        store.put(f"doc{n}", str(path), parse_file(path))
+    store = store_folder(root, tmp_path_factory.mktemp("store") / "tables.duckdb")
     yield store, world
     store.close()
 
 
 def _value(kb: Any, question: str) -> Any:
-    result = answer_table_question(question, kb[0], None)
-    assert result.outcome == "exact", result.answer_text
-    return result
+    return exact_result(kb[0], question)
 
 
 def test_a_verb_names_the_column_that_counts_it(kb: Any) -> None:
