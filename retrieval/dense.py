@@ -37,9 +37,10 @@ def dense_ranking(
     """The ``depth`` best chunks by vector similarity (see the module docstring); ``vector`` is a fast-model
     query embedding made earlier (the eval embeds its questions in one batch)."""
     strong = kb.strong.reader()
-    if strong is None or strong.count() == 0:
+    held = strong.count() if strong is not None else 0
+    if strong is None or held == 0:
         return fast_ranking(kb, query, depth, where, vector)
-    if _covers_scope(kb, strong, where):
+    if _covers_scope(kb, strong, held, where):
         return _strong_ranking(kb, strong, query, depth, where)
     strong_hits = _strong_ranking(kb, strong, query, depth, where)
     fast_hits = fast_ranking(kb, query, depth, where, vector)
@@ -66,11 +67,11 @@ def _strong_ranking(
     return strong.query(embedder.embed_query(query), depth, kb.strong.model, where)
 
 
-def _covers_scope(kb: KnowledgeBase, strong: VectorIndex, where: dict[str, Any] | None) -> bool:
+def _covers_scope(kb: KnowledgeBase, strong: VectorIndex, held: int, where: dict[str, Any] | None) -> bool:
     """Does every chunk in scope have a strong vector? (By counts: the strong store holds only chunks of
-    indexed documents, kept in step with the registry by the commit protocol.)"""
+    indexed documents, kept in step with the registry by the commit protocol; ``held`` = its count.)"""
     if not where:
-        return strong.count() >= kb.vectors.count()
+        return held >= kb.vectors.count()
     return len(strong.ids_where(where)) >= len(kb.vectors.ids_where(where))
 
 
