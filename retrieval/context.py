@@ -32,6 +32,7 @@ from retrieval.scope import Scope
 
 if TYPE_CHECKING:
     from officeqa.generation import OllamaGenerator
+    from retrieval.handlers.results import HandlerResult
     from retrieval.l0 import RouteDecision
 
 History = Sequence[Turn | Mapping[str, str]]
@@ -75,6 +76,7 @@ class QuestionContext:
     extra: list[Material] = field(default_factory=list)  # materials an answerer hands to the model
     fallback: Answer | None = None  # a low-confidence rule result, shown when no model weighs it
     hits: list[HitLike] | None = None  # retrieved once, by the first answerer that needs them
+    rule_result: HandlerResult | None = None  # the route's handler over ``stored``, run once (answerers.handled)
     meta: dict[str, Any] = field(default_factory=dict)  # the account every answer's metadata starts from
     timings: dict[str, float] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)

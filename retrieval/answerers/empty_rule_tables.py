@@ -9,11 +9,11 @@ question to the rule handler as before.
 
 from __future__ import annotations
 
+from retrieval.answerers.handled import rule_result
 from retrieval.answerers.tables import table_answer, table_result
 from retrieval.answering import Answer
 from retrieval.context import QuestionContext
 from retrieval.knowledge import knowledge_of
-from retrieval.l0 import run_handler
 from retrieval.rules.loader import HANDLER_ROUTES
 from retrieval.tables.answer import TABLE_ROUTES
 
@@ -29,7 +29,7 @@ class EmptyRuleTables:
         if knowledge is None or decision is None or decision.mode != "answer" or not ctx.stored \
                 or decision.route not in HANDLER_ROUTES or decision.route in TABLE_ROUTES:
             return None
-        if run_handler(decision, [d.parsed for d in ctx.stored]).items:
+        if rule_result(ctx).items:
             return None
         route = "list_values" if any(w in ctx.standalone.lower() for w in _LIST) else "table_aggregate"
         found = table_result(knowledge, ctx, route)

@@ -13,6 +13,7 @@ from retrieval.answering import Answer
 from retrieval.context import QuestionContext
 from retrieval.handlers.results import HandlerResult
 from retrieval.knowledge import Knowledge
+from retrieval.l0 import run_handler
 from retrieval.rule_answers import StoredDocument, render_rule_answer
 from retrieval.scope import Scope
 
@@ -27,4 +28,13 @@ def handled_answer(knowledge: Knowledge, ctx: QuestionContext, result: HandlerRe
     return ctx.close(ctx.reply(text, citations, "rule", metadata=metadata))
 
 
-__all__ = ["handled_answer"]
+def rule_result(ctx: QuestionContext) -> HandlerResult:
+    """The route's handler over the scope's stored documents, run once per question: EmptyRuleTables looks at
+    it to see whether the rule finds anything, RuleHandler then renders the same result."""
+    if ctx.rule_result is None:
+        assert ctx.decision is not None
+        ctx.rule_result = run_handler(ctx.decision, [d.parsed for d in ctx.stored])
+    return ctx.rule_result
+
+
+__all__ = ["handled_answer", "rule_result"]

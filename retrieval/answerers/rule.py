@@ -11,11 +11,10 @@ apply ("内测用户数达到多少人" asks for a stated figure): retrieval ans
 from __future__ import annotations
 
 from retrieval.answer_texts import document_name, scope_notes
-from retrieval.answerers.handled import handled_answer
+from retrieval.answerers.handled import handled_answer, rule_result
 from retrieval.answering import Answer, handler_material
 from retrieval.context import QuestionContext
 from retrieval.knowledge import Knowledge, knowledge_of
-from retrieval.l0 import run_handler
 from retrieval.messages import text as message
 from retrieval.placing import HANDLER_MODES
 from retrieval.question_kind import asks_for_rule
@@ -61,9 +60,7 @@ class RuleHandler:
             text = "\n".join([*lines, message("no_documents", ctx.language)]) if not ctx.missing else "\n".join(lines)
             metadata = {**ctx.meta, "scope": ctx.scope.to_json(ctx.catalog), "handler": {"items": []}}
             return ctx.close(ctx.reply(text, [], "rule", metadata=metadata))
-        assert ctx.decision is not None
-        result = run_handler(ctx.decision, [d.parsed for d in ctx.stored])
-        return handled_answer(knowledge, ctx, result, ctx.scope, ctx.stored, lines)
+        return handled_answer(knowledge, ctx, rule_result(ctx), ctx.scope, ctx.stored, lines)
 
 
 __all__ = ["RuleHandler"]
