@@ -53,8 +53,9 @@ class EmbedReport:
             return (f"background model {self.model}: nothing to embed; "
                     f"{self.covered_chunks}/{self.total_chunks} chunks covered")
         failed = f", {len(self.failed)} failed" if self.failed else ""
-        return (f"background model {self.model}: embedded {self.embedded_chunks} chunks of {self.documents} "
-                f"documents in {self.elapsed_s:.1f} s{failed}; "
+        documents = f"{self.documents} document{'' if self.documents == 1 else 's'}"
+        return (f"background model {self.model}: embedded {self.embedded_chunks} chunks of {documents} "
+                f"in {self.elapsed_s:.1f} s{failed}; "
                 f"{self.covered_chunks}/{self.total_chunks} chunks covered")
 
 
