@@ -124,13 +124,18 @@ class BackgroundEmbedder:
     a batch takes chunks across documents in claim order, as the coordinator's own embedding does.
     """
 
-    def __init__(self, kb: Stores, worker_id: str, emit: Emit | None = None) -> None:
+    def __init__(
+        self, kb: Stores, worker_id: str, emit: Emit | None = None, on_stored: Callable[[int], None] | None = None
+    ) -> None:
+        """``on_stored`` hears how many chunks each stored batch added (``officeqa embed``'s progress bar:
+        a long document's job takes minutes, so counting finished jobs alone would look stuck)."""
         embedder = kb.strong.embedder
         if embedder is None:
             raise ValueError("the background embedding model is off (embedding.background_backend)")
         self.kb = kb
         self.worker_id = worker_id
         self.emit = emit
+        self.on_stored = on_stored
         self.batch = kb.settings.embedding.background_batch_size
         self._thread = _ModelThread(embedder)
         self._thread.start()
@@ -248,7 +253,10 @@ class BackgroundEmbedder:
                     active.error, active.pending = error, []  # hand over nothing more; fail once the rest is back
                 elif not active.error:
                     ids = [rows[i][1] for i in picks]
-                    active.stored += self.kb.write_strong(active.doc_id, ids, vectors[picks])
+                    stored = self.kb.write_strong(active.doc_id, ids, vectors[picks])
+                    active.stored += stored
+                    if self.on_stored is not None and stored:
+                        self.on_stored(stored)
 
     def _follow_rows(self) -> bool:
         """Jobs whose row changed under us: cancelled by ``remove`` (dropped), or the file queued again."""

@@ -220,16 +220,19 @@ class WorkerPool:
         summarise: bool = False,
         generator: OllamaGenerator | None = None,
         background_embed: bool = False,
+        on_background_stored: Callable[[int], None] | None = None,
     ) -> None:
         """``summarise``: queue and build summary trees (see the module docstring); ``generator`` is used
         for them when ``summary.on_index`` is ``model`` and it answers. ``background_embed``: run the
-        background model's ``embed`` jobs when idle (when ``embedding.background_backend`` is on)."""
+        background model's ``embed`` jobs when idle (when ``embedding.background_backend`` is on);
+        ``on_background_stored`` hears the chunks each stored batch of theirs added."""
         self.kb = kb
         self.size = max(1, workers or default_workers(kb.settings))
         self.on_event = on_event
         self.summarise = summarise and kb.settings.summary.on_index != "off"
         self.generator = generator
         self.background_embed = background_embed
+        self.on_background_stored = on_background_stored
         self.worker_id = new_worker_id()
         self._stop = threading.Event()
         self._model_checked = False
@@ -326,6 +329,7 @@ class WorkerPool:
         return BackgroundEmbedder(
             self.kb, self.worker_id,
             emit=lambda job, state, outcome, chunks, error: self._emit(job, state, outcome, chunks, error),
+            on_stored=self.on_background_stored,
         )
 
     def _hand_summary(self, summariser: SummaryWorker) -> bool:

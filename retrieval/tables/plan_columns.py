@@ -121,6 +121,13 @@ def _finish_aggregate(query: TableQuery, numeric: list[ColumnInfo], identifiers:
     return query
 
 
+def _repeats_elsewhere(column: ColumnInfo, linked: Linked) -> bool:
+    """"How many teams are listed in PHI?" over games: the teams in PHI, not their games. Only when the column
+    repeats (a unique one counts its rows, as before) and holds none of the values named (those rows are counted)."""
+    repeats = column.distinct is not None and column.distinct < linked.table.row_count
+    return repeats and not any(c.index == column.index for v in linked.values for c, _ in v.candidates)
+
+
 _EXTREME_THEN = r"(?:最高|最大|最多|最低|最小|最少)\s{0,1}的\s{0,1}"
 
 
@@ -143,7 +150,8 @@ def _finish_count(query: TableQuery, numeric: list[ColumnInfo], others: list[Col
         query.op, query.measure = "sum", measures[0]
         query.notes.append((f"「{measures[0].name}」本身是数量：对它求和", f"'{measures[0].name}' counts: summed"))
         return query
-    if len(others) == 1 and not linked.row_noun and others[0].kind == "text" and not linked.values:
+    if len(others) == 1 and not linked.row_noun and others[0].kind == "text" and (
+            not linked.values or _repeats_elsewhere(others[0], linked)):
         query.op, query.targets = "count_distinct", others
         return query
     people = person_columns(query.table)

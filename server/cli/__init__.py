@@ -31,6 +31,7 @@ COMMAND_MODULES: list[str] = [
     "server.cli.chunk_cmd",
     "server.cli.index_cmd",
     "server.cli.jobs_cmd",
+    "server.cli.embed_cmd",
     "server.cli.eval_retrieval_cmd",
     "server.cli.ask_cmd",
     "server.cli.eval_cmd",

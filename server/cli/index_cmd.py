@@ -1,9 +1,10 @@
 """Knowledge-base commands: index, reindex, remove, status, check, search.
 
-    officeqa index PATH... [--no-wait] [--include-removed] [--workers N] [--json]
+    officeqa index PATH... [--no-wait] [--include-removed] [--workers N] [--embed-now] [--json]
                                       queue files/folders (recursive) and run workers until they are done;
                                       unchanged files are skipped; --json prints progress events as JSON lines,
-                                      then the report
+                                      then the report; the last line says how many chunks await the
+                                      background model (--embed-now: embed them here, as `officeqa embed`)
     officeqa reindex [--stale]        index registered files again (all: stores emptied first; --stale: only
                                       those whose chunking/embedding settings changed); rebuilds a lost registry
     officeqa remove PATH|ID           delete a document from every store (it stays out of its folder's next index)
@@ -34,6 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("paths", nargs="+", help="Files or folders (walked recursively).")
     p.add_argument("--force", action="store_true", help="Re-index unchanged files too.")
     p.add_argument("--include-removed", action="store_true", help="Bring back files `remove`d from these folders.")
+    p.add_argument("--embed-now", action="store_true",
+                   help="Then run the background embedding model here until it covers every chunk (`officeqa embed`).")
     _add_run_options(p)
     p.set_defaults(handler=run_index)
 
@@ -117,8 +120,14 @@ def _print_report(report, as_json: bool) -> None:
 
 
 def run_index(args: argparse.Namespace, settings: Settings) -> int:
+    from server.cli.embed_cmd import awaiting_line, embed_in_foreground, print_embed_report
+
+    if args.embed_now and args.no_wait:
+        print("officeqa: error: --embed-now runs the jobs here: it cannot go with --no-wait", file=sys.stderr)
+        return 2
     if not args.no_progress and sys.stderr.isatty():
         print(_estimate(settings, None).describe(), file=sys.stderr)
+    embedded, waiting = None, None
     with _open(settings) as kb:
         report = kb.index_paths(
             args.paths,
@@ -130,9 +139,19 @@ def run_index(args: argparse.Namespace, settings: Settings) -> int:
             on_event=_events(args.json),
         )
         stale = len(kb.stale_documents()) if not args.json else 0
-    _print_report(report, args.json)
+        if args.embed_now and kb.strong.enabled:
+            _print_report(report, args.json)
+            embedded = embed_in_foreground(kb, args.json, _progress(args))
+        elif not args.json and not args.no_wait:
+            waiting = awaiting_line(kb)
+    if embedded is None:
+        _print_report(report, args.json)
     if stale:
         print(f"{stale} documents were indexed with other settings: `officeqa reindex --stale` updates them")
+    if embedded is not None:
+        print_embed_report(embedded, args.json)
+    if waiting:
+        print(waiting)
     return EXIT_PRODUCT_ERROR if report.not_found and not (report.added or report.updated or report.skipped) else 0
 
 
@@ -200,6 +219,10 @@ def run_status(args: argparse.Namespace, settings: Settings) -> int:
         print(f"background embedder {background['model']}: {background['covered_chunks']}/"
               f"{background['total_chunks']} chunks covered ({100 * float(background['share']):.0f}%)")
     print(", ".join(f"{name} {count}" for name, count in sorted(status.counts.items())) or "no documents")
+    if background.get("model") and background["covered_chunks"] != background["total_chunks"]:
+        waiting = int(background["total_chunks"]) - int(background["covered_chunks"])
+        print(f"{waiting} chunks await the background model: `officeqa embed` embeds them now, "
+              "`officeqa worker` (or the server) in the background")
     if status.jobs:
         print("jobs: " + ", ".join(f"{state} {n}" for state, n in sorted(status.jobs.items())))
     for doc in status.documents:

@@ -66,7 +66,7 @@ def _printer(as_json: bool) -> Callable[[dict[str, Any]], None]:
 
 
 @contextlib.contextmanager
-def _stop_on_signals(stop: Callable[[], None]) -> Iterator[None]:
+def stop_on_signals(stop: Callable[[], None]) -> Iterator[None]:
     """SIGINT and SIGTERM ask for a clean stop (jobs in flight go back to the queue) instead of a traceback."""
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -92,7 +92,7 @@ def run_worker(args: argparse.Namespace, settings: Settings) -> int:
             counts = kb.jobs.counts()
             return not any(counts.get(s) for s in ("PENDING", "RUNNING", "RETRY"))
 
-        with _stop_on_signals(pool.stop):
+        with stop_on_signals(pool.stop):
             pool.run(until=idle if args.exit_when_idle else None)
     return 0
 
@@ -144,7 +144,7 @@ def run_watch(args: argparse.Namespace, settings: Settings) -> int:
             pool.stop()
 
         try:
-            with _stop_on_signals(stop):
+            with stop_on_signals(stop):
                 if args.no_workers:
                     watcher.stop_event.wait()
                 else:
