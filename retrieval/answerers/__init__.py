@@ -18,6 +18,7 @@ from retrieval.answerers.catalog import DocumentList
 from retrieval.answerers.empty import EmptyKnowledgeBase
 from retrieval.answerers.empty_rule_tables import EmptyRuleTables
 from retrieval.answerers.extractive import RetrievalExtractive
+from retrieval.answerers.headline_summary import HeadlineSummary
 from retrieval.answerers.linked_tables import LinkedTables
 from retrieval.answerers.model import RetrievalWithModel
 from retrieval.answerers.model_tables import ModelTablePlan
@@ -48,6 +49,7 @@ ANSWERERS: tuple[Answerer, ...] = (
     SmallTalk(),  # "hi", "你好", "谢谢": what the assistant can do, not quotes
     DocumentList(),  # "which documents do you have?": the catalog
     NotInKnowledgeBase(),  # a company no document is about: said, not answered from another company's report
+    HeadlineSummary(),  # "概括…经营情况", "Summarize … financial performance": headline figures, then prose
     ReportFacts(),  # figures, ratios and "not in this report" from the facts of the reports in scope
     NamedFacts(),  # 法定代表人, 会计师事务所, auditor, CEO…: the report's key-value rows, sentences and signatures
     SummaryTree(),  # whole-document questions: the summary trees (missing ones are queued)
