@@ -30,6 +30,7 @@ from retrieval.answerers.small_talk import SmallTalk
 from retrieval.answerers.summary import SummaryTree
 from retrieval.answerers.table_probe import TableProbe
 from retrieval.answerers.tables import StoredTables
+from retrieval.answerers.unknown_company import UnknownCompany
 from retrieval.answerers.yes_no import YesNo
 from retrieval.answering import Answer, AnswerEvent
 from retrieval.context import QuestionContext
@@ -49,6 +50,7 @@ ANSWERERS: tuple[Answerer, ...] = (
     SmallTalk(),  # "hi", "你好", "谢谢": what the assistant can do, not quotes
     DocumentList(),  # "which documents do you have?": the catalog
     NotInKnowledgeBase(),  # a company no document is about: said, not answered from another company's report
+    UnknownCompany(),  # "贵州茅台2019年…", "Procter & Gamble's …": a leading name no indexed text holds
     HeadlineSummary(),  # "概括…经营情况", "Summarize … financial performance": headline figures, then prose
     ReportFacts(),  # figures, ratios and "not in this report" from the facts of the reports in scope
     NamedFacts(),  # 法定代表人, 会计师事务所, auditor, CEO…: the report's key-value rows, sentences and signatures
