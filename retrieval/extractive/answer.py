@@ -45,6 +45,8 @@ from retrieval.messages import text as message
 CROSS_KEEP = 0.85
 #: The least weight a key term counts for (a term in every chunk still names what is asked).
 MIN_TERM_WEIGHT = 0.05
+#: Under "not found", a closest passage stating an amount is shown only when it covers this much of the question.
+CLOSEST_AMOUNT_COVERAGE = 0.75
 #: A question asking how much or how many (not one naming a rate among other things: "仲裁机构和违约金比例是什么").
 _ASKS_QUANTITY = re.compile(r"多少|几[个项家名人年岁次]|how\s+much|how\s+many", re.IGNORECASE)
 #: An amount in a sentence: thousands separators, a decimal, a long number, or a number with a unit.
@@ -134,10 +136,12 @@ def _said(best: Candidate | None, materials: Sequence[Material], label_of: Label
 def _not_found(best: Candidate | None, materials: Sequence[Material], label_of: LabelOf | None, language: str,
                coverage: float, question: str = "") -> ExtractiveAnswer:
     """"Not found", with the closest passage shown as such when one covers anything; but not a passage stating an
-    amount when the question asks for one: under "not found" it still reads as the answer (a question about the
-    average age of R&D staff shown "研发人员数量 360"; another company's revenue shown this one's figures)."""
+    amount that covers less than :data:`CLOSEST_AMOUNT_COVERAGE` of a how-much question: under "not found" it
+    still reads as the answer, while it is another thing's amount (the average age of R&D staff shown
+    "研发人员数量 360"). One covering more is shown: it may be the answer the checks could not confirm."""
     closest = [best] if best is not None and best.coverage > 0 else []
-    if closest and _ASKS_QUANTITY.search(question) and _AMOUNT.search(closest[0].sentence):
+    if (closest and closest[0].coverage < CLOSEST_AMOUNT_COVERAGE and _ASKS_QUANTITY.search(question)
+            and _AMOUNT.search(closest[0].sentence)):
         closest = []
     head = [message("not_found", language), *([message("closest", language)] if closest else [])]
     return render(head, closest, materials, label_of, found=False, coverage=coverage)
