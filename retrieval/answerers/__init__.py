@@ -26,6 +26,7 @@ from retrieval.answerers.named_facts import NamedFacts
 from retrieval.answerers.not_in_kb import NotInKnowledgeBase
 from retrieval.answerers.report_facts import ReportFacts
 from retrieval.answerers.rule import RuleHandler
+from retrieval.answerers.segment_facts import SegmentFacts
 from retrieval.answerers.small_talk import SmallTalk
 from retrieval.answerers.summary import SummaryTree
 from retrieval.answerers.table_probe import TableProbe
@@ -52,6 +53,7 @@ ANSWERERS: tuple[Answerer, ...] = (
     NotInKnowledgeBase(),  # a company no document is about: said, not answered from another company's report
     UnknownCompany(),  # "贵州茅台2019年…", "Procter & Gamble's …": a leading name no indexed text holds
     HeadlineSummary(),  # "概括…经营情况", "Summarize … financial performance": headline figures, then prose
+    SegmentFacts(),  # "营业收入按产品和地区是如何构成的": the composition table's rows from the facts
     ReportFacts(),  # figures, ratios and "not in this report" from the facts of the reports in scope
     NamedFacts(),  # 法定代表人, 会计师事务所, auditor, CEO…: the report's key-value rows, sentences and signatures
     SummaryTree(),  # whole-document questions: the summary trees (missing ones are queued)

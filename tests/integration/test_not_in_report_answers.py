@@ -36,7 +36,8 @@ def service(tmp_path_factory: pytest.TempPathFactory):
         yield opened
 
 
-@pytest.mark.parametrize("question", ["贵州茅台2023年的营业收入是多少？", "What were Procter & Gamble's net sales in 2023?"])
+@pytest.mark.parametrize("question", ["贵州茅台2023年的营业收入是多少？",
+                                      "What were Procter & Gamble's net sales in 2023?"])
 def test_a_company_no_document_holds_is_said_absent(service, question: str) -> None:
     answer = service.ask(question)
     assert says_not_found(answer.text) and not states_figure(answer.text), answer.text
