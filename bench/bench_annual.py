@@ -11,6 +11,7 @@ index times, with the extraction's own seconds beside it (a busy shared machine 
     python bench/bench_annual.py [--kb DIR] [--out bench/results/annual.md] [--skip-before]
     python bench/bench_annual.py --rescore bench/results/annual.json   # stored answers, current task files
     python bench/bench_annual.py --data DIR   # answer over a data folder already indexed (facts on), no indexing
+    python bench/bench_annual.py --data DIR --sets fresh_summary fresh_notfound   # other task files of eval/annual
 
 ``--kb`` is a folder holding the reports the tasks name (default: the PDFs of ../shared/annual-dev, copied
 to bench/results/cache/annual-kb so the question file beside them is never indexed). Results are written
@@ -36,6 +37,8 @@ from officeqa.settings import Settings, load_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 HALVES = ("tuning", "heldout")
+#: Sets written after the halves, each before the change it measures (fresh questions nobody tuned on).
+FRESH = ("fresh_summary", "fresh_notfound")
 KINDS = ("figure", "computed", "not_in_report", "named_fact", "summary")
 DEFAULT_SOURCE = ROOT.parent / "shared" / "annual-dev"
 
@@ -111,8 +114,8 @@ def _write(out: Path, lines: list[str], report: dict[str, Any]) -> None:
 
 
 def _answer_all(run: Settings, kb_dir: Path, label: str, lines: list[str], report: dict[str, Any],
-                out: Path) -> None:
-    for half in HALVES:
+                out: Path, sets: tuple[str, ...] = HALVES) -> None:
+    for half in sets:
         tasks = load_tasks(ROOT / "eval" / "annual" / f"{half}.jsonl")
         results = _run(run, tasks, kb_dir)
         kinds = summarize(results).get("by_kind", {})
@@ -155,7 +158,7 @@ def _rescore(path: Path, out: Path) -> None:
     print("\n".join(lines))
 
 
-def _answer_only(data: Path, kb_dir: Path, out: Path) -> None:
+def _answer_only(data: Path, kb_dir: Path, out: Path, sets: tuple[str, ...]) -> None:
     """Answer both halves over ``data`` (indexed before); the index times stay those ``out`` already records."""
     import subprocess
 
@@ -171,7 +174,8 @@ def _answer_only(data: Path, kb_dir: Path, out: Path) -> None:
         lines += [f"Index times of the last full run (this run answered over an index built before, `--data`): "
                   f"{index.get('pages')} pages, facts on {index.get('facts_on_s')} s, facts off "
                   f"{index.get('facts_off_s')} s, ratio {index.get('ratio')}.", ""]
-    _answer_all(settings.model_copy(update={"data_dir": data}), kb_dir, f"answers at {revision}", lines, report, out)
+    _answer_all(settings.model_copy(update={"data_dir": data}), kb_dir, f"answers at {revision}", lines, report, out,
+                sets)
     print("\n".join(lines))
 
 
@@ -184,12 +188,14 @@ def main() -> None:
     parser.add_argument("--rescore", type=Path, help="score a stored annual.json against the current task files")
     parser.add_argument("--data", type=Path, help="a data folder that already holds the reports, indexed with facts "
                         "on (answering changed, indexing did not): answer once, keep the index times of --out")
+    parser.add_argument("--sets", nargs="+", choices=(*HALVES, *FRESH), default=list(HALVES),
+                        help="task files of eval/annual/ to answer with --data (default: the two halves)")
     args = parser.parse_args()
     if args.rescore:
         _rescore(args.rescore, args.out)
         return
     if args.data:
-        _answer_only(args.data, args.kb or _kb_folder(DEFAULT_SOURCE), args.out)
+        _answer_only(args.data, args.kb or _kb_folder(DEFAULT_SOURCE), args.out, tuple(args.sets))
         return
     kb_dir = args.kb or _kb_folder(DEFAULT_SOURCE)
     settings = load_settings()

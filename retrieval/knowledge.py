@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from indexing.profile import DocumentProfile, name_key
 from indexing.registry import INDEXED
 from indexing.summary import SummaryStore, summary_store_path
+from officeqa.scripts import detect_language
 from officeqa.settings import Settings
 from prompts.assembler import Material
 from retrieval.answer_texts import based_on, naming_words, scope_notes, shared_naming_words, summary_note
@@ -38,6 +39,19 @@ if TYPE_CHECKING:
 RETRIEVED_SCOPE_DOCUMENTS = 1
 #: Documents with tables (from the top retrieved) the table linker chooses among when the question names none.
 TABLE_SCOPE_DOCUMENTS = 5
+
+
+def same_language_first(question: str, ranked: Sequence[str], catalog: Mapping[str, CatalogEntry]) -> list[str]:
+    """The retrieved documents with those in the question's language first, each group in rank order.
+
+    Why: a question that names no document means "the report" it is about, and retrieval alone may rank a
+    report in another script first (dense vectors vote across scripts: an English "main risk factors" lands on a
+    Chinese report's 风险 section). A reader asking in English about "the report" means the English one when
+    one is among the retrieved; with none in the question's language the rank decides, as before.
+    """
+    language = detect_language(question)
+    same = [d for d in ranked if d in catalog and catalog[d].profile.language == language]
+    return [*same, *(d for d in ranked if d not in same)]
 
 
 class Knowledge(Tools):
@@ -97,11 +111,12 @@ class Knowledge(Tools):
 
     # -- search --------------------------------------------------------------------------------------
     def retrieved_scope(self, question: str, mode: str, catalog: Mapping[str, CatalogEntry]) -> Scope:
-        """For a handler route with no named document: the top retrieved document(s), newest versions."""
+        """For a handler route with no named document: the top retrieved document(s), newest versions, those in
+        the question's language first (:func:`same_language_first`)."""
         hits = search(self.kb, question, mode, 10) if catalog else []
         ranked = list(dict.fromkeys(h.doc_id for h in hits if h.doc_id in catalog))
-        ranked = list(dict.fromkeys(self.superseded.get(d, d) for d in ranked))[:RETRIEVED_SCOPE_DOCUMENTS]
-        return Scope("retrieved", ranked)
+        ranked = list(dict.fromkeys(self.superseded.get(d, d) for d in ranked))
+        return Scope("retrieved", same_language_first(question, ranked, catalog)[:RETRIEVED_SCOPE_DOCUMENTS])
 
     def table_documents(self, question: str, mode: str, catalog: Mapping[str, CatalogEntry]) -> list[str]:
         """Documents with tables among the top retrieved ones (the table linker then picks one table)."""

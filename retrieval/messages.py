@@ -34,7 +34,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "scope_unknown": "未找到指定的文档：{documents}",
         "newest_version": "同一文档有多个版本，已采用最新版本《{newer}》（{version}），未采用《{older}》。",
         "version_reason": "判断为同一文档的版本的依据：{reason}。",
-        "subject_missing": "知识库中没有关于{names}的文档，因此不从其他公司的报告作答。",
+        "subject_missing": "未找到：知识库中没有关于{names}的文档，因此不从其他公司的报告作答。",
         "subject_missing_known": "知识库中的报告涉及：{known}。",
         "subject_partly_missing": "知识库中没有关于{names}的文档；以下只根据其余公司的报告作答。",
         "yes_no_yes": "是。文档中有相关记载：",
@@ -82,8 +82,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "newest_version": "Several versions of one document exist; the newest, \u201c{newer}\u201d ({version}), was "
         "used instead of \u201c{older}\u201d.",
         "version_reason": "Treated as versions of one document because: {reason}.",
-        "subject_missing": "The knowledge base has no document about {names}, so no other company's report is used "
-        "to answer.",
+        "subject_missing": "Not found: the knowledge base has no document about {names}, so no other company's report "
+        "is used to answer.",
         "subject_missing_known": "Its reports are about: {known}.",
         "subject_partly_missing": "The knowledge base has no document about {names}; the answer rests on the other "
         "companies' reports only.",

@@ -251,6 +251,11 @@ def _names_one(key: str) -> bool:
     return bool(words) and len("".join(words)) >= 2
 
 
+def can_name_company(name: str) -> bool:
+    """Whether a name from a question can be one company's: not a role, currency, month, place or generic word."""
+    return _names_one(entity_key(name))
+
+
 def _has_words(text: str, part: str) -> bool:
     return f" {part} " in f" {text} "
 
@@ -290,4 +295,4 @@ def _pick_reports(
     return kept, set_aside
 
 
-__all__ = ["SubjectScope", "question_years", "resolve_subjects"]
+__all__ = ["SubjectScope", "can_name_company", "question_years", "resolve_subjects"]

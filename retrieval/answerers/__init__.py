@@ -18,6 +18,7 @@ from retrieval.answerers.catalog import DocumentList
 from retrieval.answerers.empty import EmptyKnowledgeBase
 from retrieval.answerers.empty_rule_tables import EmptyRuleTables
 from retrieval.answerers.extractive import RetrievalExtractive
+from retrieval.answerers.headline_summary import HeadlineSummary
 from retrieval.answerers.linked_tables import LinkedTables
 from retrieval.answerers.model import RetrievalWithModel
 from retrieval.answerers.model_tables import ModelTablePlan
@@ -25,10 +26,12 @@ from retrieval.answerers.named_facts import NamedFacts
 from retrieval.answerers.not_in_kb import NotInKnowledgeBase
 from retrieval.answerers.report_facts import ReportFacts
 from retrieval.answerers.rule import RuleHandler
+from retrieval.answerers.segment_facts import SegmentFacts
 from retrieval.answerers.small_talk import SmallTalk
 from retrieval.answerers.summary import SummaryTree
 from retrieval.answerers.table_probe import TableProbe
 from retrieval.answerers.tables import StoredTables
+from retrieval.answerers.unknown_company import UnknownCompany
 from retrieval.answerers.yes_no import YesNo
 from retrieval.answering import Answer, AnswerEvent
 from retrieval.context import QuestionContext
@@ -48,6 +51,9 @@ ANSWERERS: tuple[Answerer, ...] = (
     SmallTalk(),  # "hi", "你好", "谢谢": what the assistant can do, not quotes
     DocumentList(),  # "which documents do you have?": the catalog
     NotInKnowledgeBase(),  # a company no document is about: said, not answered from another company's report
+    UnknownCompany(),  # "贵州茅台2019年…", "Procter & Gamble's …": a leading name no indexed text holds
+    HeadlineSummary(),  # "概括…经营情况", "Summarize … financial performance": headline figures, then prose
+    SegmentFacts(),  # "营业收入按产品和地区是如何构成的": the composition table's rows from the facts
     ReportFacts(),  # figures, ratios and "not in this report" from the facts of the reports in scope
     NamedFacts(),  # 法定代表人, 会计师事务所, auditor, CEO…: the report's key-value rows, sentences and signatures
     SummaryTree(),  # whole-document questions: the summary trees (missing ones are queued)

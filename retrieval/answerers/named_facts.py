@@ -17,6 +17,7 @@ from retrieval.knowledge import Knowledge, knowledge_of
 from retrieval.named_facts.answer import ReportReading, write_answer
 from retrieval.named_facts.extract import FactCache
 from retrieval.named_facts.question import wanted_fields
+from retrieval.named_facts.share_class import unlisted_class_answer
 from retrieval.placing import SUMMARY_ROUTE
 from retrieval.rule_answers import StoredDocument
 from retrieval.scope import Scope
@@ -42,6 +43,12 @@ class NamedFacts:
         readings = [self._reading(ctx, knowledge, d) for d in _reports(ctx, knowledge)]
         if not readings:
             return None
+        unlisted = unlisted_class_answer(ctx.standalone, fields, readings, ctx.language != "zh")
+        if unlisted is not None:  # "H股股票代码" of a report listing no H share: said so, not its A-share code
+            text, reading = unlisted
+            metadata = {**ctx.meta, "scope": Scope(ctx.scope.method, [reading.doc_id]).to_json(ctx.catalog),
+                        "named_facts": {"fields": fields, "unlisted_class": True}}
+            return ctx.reply(text, [], "rule", metadata=metadata)
         written = write_answer(readings, fields, english=ctx.language != "zh")
         if not written.found:
             return None

@@ -24,14 +24,14 @@ class NotInKnowledgeBase:
         if not scope.missing or scope.doc_ids or scope.method != "named":
             return None
         lines = [message("subject_missing", ctx.language, names=", ".join(scope.missing))]
-        known = _known_entities(ctx)
+        known = known_entities(ctx)
         if known:
             lines.append(message("subject_missing_known", ctx.language, known="; ".join(known)))
         metadata = {**ctx.meta, "scope": scope.to_json(ctx.catalog), "not_in_knowledge_base": list(scope.missing)}
         return ctx.reply("\n".join(lines), [], "rule", metadata=metadata)
 
 
-def _known_entities(ctx: QuestionContext) -> list[str]:
+def known_entities(ctx: QuestionContext) -> list[str]:
     names: list[str] = []
     for entry in ctx.catalog.values():
         subject = entry.profile.subject
@@ -40,4 +40,4 @@ def _known_entities(ctx: QuestionContext) -> list[str]:
     return sorted(names)[:KNOWN_SHOWN] + (["…"] if len(names) > KNOWN_SHOWN else [])
 
 
-__all__ = ["NotInKnowledgeBase"]
+__all__ = ["NotInKnowledgeBase", "known_entities"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from retrieval.answering import Answer
 from retrieval.context import QuestionContext
 from retrieval.knowledge import knowledge_of
+from retrieval.named_facts.share_class import asks_class_code
 from retrieval.placing import SUMMARY_ROUTE
 from retrieval.reports.answerer import ReportCache, answer_with_facts
 
@@ -25,8 +26,8 @@ class ReportFacts:
 
     def answer(self, ctx: QuestionContext) -> Answer | None:
         knowledge = knowledge_of(ctx)
-        if knowledge is None or not ctx.catalog or ctx.route == SUMMARY_ROUTE:
-            return None
+        if knowledge is None or not ctx.catalog or ctx.route == SUMMARY_ROUTE or asks_class_code(ctx.standalone):
+            return None  # a share class's code is a named fact (the named-facts answerer checks the class)
         scoped = bool(ctx.scope.doc_ids) and ctx.scope.method in ("named", "explicit")
         if scoped:
             doc_ids = [d for d in ctx.scope.doc_ids if d in ctx.catalog]

@@ -35,7 +35,7 @@ class SummaryTree:
         titles = _topic_titles(ctx)
         if ctx.route != SUMMARY_ROUTE and not titles:
             return None
-        scope = _report_scope(knowledge, ctx) if ctx.route != SUMMARY_ROUTE else ctx.scope
+        scope = report_scope(knowledge, ctx) if ctx.route != SUMMARY_ROUTE else ctx.scope
         if not scope.doc_ids:
             return None
         summary = self._trees(knowledge, ctx, scope.doc_ids, titles)
@@ -101,7 +101,7 @@ def _topic_titles(ctx: QuestionContext) -> list[str]:
     return section_titles(ctx.standalone)
 
 
-def _report_scope(knowledge: Knowledge, ctx: QuestionContext) -> Scope:
+def report_scope(knowledge: Knowledge, ctx: QuestionContext) -> Scope:
     """The reports among the documents in scope; with none named, the top retrieved document when it is a report."""
     scope = ctx.scope
     if scope.method in ("named", "explicit"):
@@ -127,4 +127,4 @@ def queue_trees(knowledge: Knowledge, ctx: QuestionContext, doc_ids: list[str]) 
     return True
 
 
-__all__ = ["SummaryTree", "queue_trees"]
+__all__ = ["SummaryTree", "queue_trees", "report_scope"]

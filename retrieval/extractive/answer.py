@@ -16,6 +16,7 @@ the materials.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from officeqa.scripts import detect_language
@@ -44,6 +45,13 @@ from retrieval.messages import text as message
 CROSS_KEEP = 0.85
 #: The least weight a key term counts for (a term in every chunk still names what is asked).
 MIN_TERM_WEIGHT = 0.05
+#: Under "not found", a closest passage stating an amount is shown only when it covers this much of the question.
+CLOSEST_AMOUNT_COVERAGE = 0.75
+#: A question asking how much or how many (not one naming a rate among other things: "仲裁机构和违约金比例是什么").
+_ASKS_QUANTITY = re.compile(r"多少|几[个项家名人年岁次]|how\s+much|how\s+many", re.IGNORECASE)
+#: An amount in a sentence: thousands separators, a decimal, a long number, or a number with a unit.
+_AMOUNT = re.compile(r"\d{1,3}(?:,\d{3})+|\d+\.\d+|\d{5,}|\d+\s*(?:%|元|万|亿|人|吨|million|billion|thousand)",
+                     re.IGNORECASE)
 #: (question, sentences) -> similarity per sentence, language-neutral (an embedder's cosine).
 Similarity = Callable[[str, list[str]], list[float]]
 
@@ -83,7 +91,7 @@ def extractive_answer(
     chosen, coverage, said = _evidence(best, top, asked, weigh, context_of, label_of, together)
     lacking = [w for w in missing_subjects if not (squash_spaces(w) in squash_spaces(said) or chars_present(w, said))]
     if best is None or coverage < NOT_FOUND_COVERAGE or lacking:
-        return _not_found(best, top, label_of, language, coverage)
+        return _not_found(best, top, label_of, language, coverage, question)
     listing = asks_for_list(question)
     chosen = chosen or choose(candidates, max_sentences)
     return render([message("extract_header", language)], whole_lists(chosen, top) if listing else chosen, top,
@@ -126,9 +134,15 @@ def _said(best: Candidate | None, materials: Sequence[Material], label_of: Label
 
 
 def _not_found(best: Candidate | None, materials: Sequence[Material], label_of: LabelOf | None, language: str,
-               coverage: float) -> ExtractiveAnswer:
-    """"Not found", with the closest passage shown as such when one covers anything."""
+               coverage: float, question: str = "") -> ExtractiveAnswer:
+    """"Not found", with the closest passage shown as such when one covers anything; but not a passage stating an
+    amount that covers less than :data:`CLOSEST_AMOUNT_COVERAGE` of a how-much question: under "not found" it
+    still reads as the answer, while it is another thing's amount (the average age of R&D staff shown
+    "研发人员数量 360"). One covering more is shown: it may be the answer the checks could not confirm."""
     closest = [best] if best is not None and best.coverage > 0 else []
+    if (closest and closest[0].coverage < CLOSEST_AMOUNT_COVERAGE and _ASKS_QUANTITY.search(question)
+            and _AMOUNT.search(closest[0].sentence)):
+        closest = []
     head = [message("not_found", language), *([message("closest", language)] if closest else [])]
     return render(head, closest, materials, label_of, found=False, coverage=coverage)
 

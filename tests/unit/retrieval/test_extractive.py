@@ -167,3 +167,20 @@ def test_two_documents_that_answer_only_together_are_not_called_not_found() -> N
     together = extractive_answer(question, [contract, minutes], tokenize=tokenize_for_bm25, per_document=True)
     assert together.found and "2024-03-29" in together.text and "陈思远" in together.text, together.text
     assert together.coverage > alone.coverage
+
+
+def test_a_closest_passage_stating_an_amount_is_not_shown_for_an_amount_question() -> None:
+    mats = [mat(0, "研发人员数量（人）为360人，较上年减少2.17%。")]
+    answer = extractive_answer("研发人员的平均年龄是多少岁？", mats, tokenize=tokenize_for_bm25,
+                               missing_subjects=["年龄"])
+    assert answer.text.splitlines() == ["文档中未找到与问题相关的内容。"] and answer.citations == []
+    open_question = extractive_answer("研发人员的平均年龄情况如何？", mats, tokenize=tokenize_for_bm25,
+                                      missing_subjects=["年龄"])
+    assert not open_question.found and "360" in open_question.text  # no amount asked: shown as the closest
+
+
+def test_a_closest_passage_covering_most_of_an_amount_question_is_still_shown() -> None:
+    mats = [mat(0, "报告期内资本开支为11,560万元，主要用于新建产线。")]
+    answer = extractive_answer("报告期内资本开支是多少？", mats, tokenize=tokenize_for_bm25,
+                               missing_subjects=["星河上海"])
+    assert not answer.found and "11,560万元" in answer.text  # it may be the answer the checks could not confirm

@@ -1,0 +1,132 @@
+"""Business-overview and financial-performance summaries of a report ("概括…经营情况", "总结…财务表现",
+"经营情况讨论与分析讲了什么", "Summarize … financial performance"): the report's headline figures first, from its
+facts, with units and pages (``retrieval.reports.headline``), then the prose of its operations section (一、概述,
+经营情况讨论与分析, Results of Operations; ``retrieval.section_prose``), each sentence cited.
+
+Why before the summary tree: the tree's extractive summary of such a section is mostly table text and misses the
+headline figures a reader looks for first. With a model, the headline figures go to it as one more material (the
+summary tree then adds its sections) and this answerer declines.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from indexing.summary import summary_materials
+from officeqa.words import phrase_table
+from prompts.assembler import Material
+from retrieval.answer_texts import based_on
+from retrieval.answerers.summary import report_scope
+from retrieval.answering import Answer
+from retrieval.citations import Citation, citation_from_metadata
+from retrieval.context import QuestionContext
+from retrieval.knowledge import Knowledge, knowledge_of
+from retrieval.reports.answerer import ReportCache
+from retrieval.reports.facts import Report
+from retrieval.reports.headline import Headline, headline_figures
+from retrieval.section_prose import section_sentences
+
+__all__ = ["HeadlineSummary", "asks_overview"]
+
+_SUMMARISE = re.compile(
+    r"概括|总结|概述|简述|归纳|介绍|讲了什么|说了什么|表现如何|表现怎么样|情况如何|怎么样|summari[sz]e|overview|"
+    r"\bdescribe\b|\breview\b|how\s+did\s+.+\s+(?:perform|do)\b",
+    re.IGNORECASE,
+)
+_PERFORMANCE = re.compile(
+    r"经营情况|经营状况|经营成果|经营业绩|财务表现|财务状况|财务指标|财务数据|业绩|"
+    r"financial\s+(?:performance|results|highlights)|results\s+of\s+operations|operating\s+results|"
+    r"business\s+performance|\bperform",
+    re.IGNORECASE,
+)
+_AMOUNT = re.compile(r"多少|几[个项家年]|金额|比例|占比|增长率|how\s+much|how\s+many|\bpercent|\bratio\b",
+                     re.IGNORECASE)
+
+
+def asks_overview(question: str) -> bool:
+    """A request to summarise how the business or its finances did, not for one amount."""
+    return bool(_SUMMARISE.search(question) and _PERFORMANCE.search(question)) and not _AMOUNT.search(question)
+
+
+@cache
+def _operations_titles() -> tuple[str, ...]:
+    return tuple(phrase_table("report_sections").get("title", {}).get("operations", ()))
+
+
+class HeadlineSummary:
+    """Headline figures and the operations section's prose of the report in scope, or declines."""
+
+    def __init__(self) -> None:
+        self.cache = ReportCache()
+
+    def answer(self, ctx: QuestionContext) -> Answer | None:
+        knowledge = knowledge_of(ctx)
+        if knowledge is None or not ctx.catalog or not asks_overview(ctx.standalone):
+            return None
+        scope = report_scope(knowledge, ctx)
+        documents = [(d, ctx.catalog[d].path) for d in scope.doc_ids[:1] if d in ctx.catalog]
+        reports = self.cache.reports(knowledge.kb, documents, shown=knowledge.paths.shown)
+        if not reports:
+            return None
+        doc_id, report = documents[0][0], reports[0]
+        english = ctx.language == "en"
+        figures = headline_figures(report, english)
+        if not figures:
+            return None
+        ctx.scope = scope
+        if ctx.failure is None:  # a model writes the summary: the figures are one more of its materials
+            ctx.extra.append(_material(doc_id, report, figures, english))
+            return None
+        return self._extractive(ctx, knowledge, doc_id, report, figures)
+
+    @staticmethod
+    def _extractive(ctx: QuestionContext, knowledge: Knowledge, doc_id: str, report: Report,
+                    figures: list[Headline]) -> Answer:
+        english = ctx.language == "en"
+        lines = [_heading(report, english)]
+        citations: list[Citation] = []
+        for n, figure in enumerate(figures, start=1):
+            cited = figure.cited
+            citations.append(Citation(file=cited.path, page=cited.page, n=n, doc_id=doc_id, document=cited.name,
+                                      quote=cited.quote))
+            lines.append(f"- {figure.line} [{n}]")
+        prose = _prose(ctx, knowledge, doc_id, english, len(citations), citations)
+        if prose:
+            lines += ["", "What the report says about the year:" if english else "报告对经营情况的说明：", *prose]
+        lines.append(based_on(ctx.scope, ctx.catalog, ctx.language))
+        metadata = {**ctx.meta, "scope": ctx.scope.to_json(ctx.catalog),
+                    "headline_summary": {"figures": len(figures), "sentences": len(prose)}}
+        return ctx.reply("\n".join(lines).strip(), citations, "extractive", metadata=metadata)
+
+
+def _heading(report: Report, english: bool) -> str:
+    year = f" {report.year}" if report.year else ""
+    if english:
+        return f"Headline figures of {report.name}{year} (as printed, with pages):"
+    return f"{report.name}{year} 年主要财务数据（按报告原文，含页码）："
+
+
+def _prose(ctx: QuestionContext, knowledge: Knowledge, doc_id: str, english: bool, offset: int,
+           citations: list[Citation]) -> list[str]:
+    """The operations sections' sentences as lines, one citation per chunk (appended to ``citations``)."""
+    store = knowledge.summaries()
+    if store is None:
+        return []
+    summary = summary_materials(store, ctx.standalone, [doc_id], ctx.budget or 4096, sections=_operations_titles())
+    numbers: dict[str, int] = {}
+    lines: list[str] = []
+    for sentence, chunk_id, meta in section_sentences(knowledge, summary.topic_chunks, english):
+        if chunk_id not in numbers:
+            numbers[chunk_id] = offset + len(numbers) + 1
+            citations.append(citation_from_metadata(numbers[chunk_id], chunk_id, doc_id, meta, sentence))
+        lines.append(f"- {sentence} [{numbers[chunk_id]}]")
+    return lines
+
+
+def _material(doc_id: str, report: Report, figures: list[Headline], english: bool) -> Material:
+    pages = sorted({f.cited.page for f in figures if f.cited.page is not None})
+    text = "\n".join([_heading(report, english), *(f"- {f.line} (p. {f.cited.page})" for f in figures)])
+    meta = {"doc_id": doc_id, "path": report.path, "page": pages[0] if pages else None, "kind": "report_facts"}
+    return Material(text, f"{report.name} · p. {', '.join(map(str, pages))}", 1.0, f"facts:{doc_id}", report.name,
+                    meta=meta)

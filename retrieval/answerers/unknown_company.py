@@ -1,0 +1,81 @@
+"""A question led by a company name that no document holds ("贵州茅台2019年的营业收入是多少？", "What were Procter &
+Gamble's net sales?"): said so, never answered with passages of the reports the knowledge base does hold.
+
+Why beside ``NotInKnowledgeBase``: scope by subject recognises a company by its legal form ("…股份有限公司", "Inc.")
+or a word only companies end in; a short name ("贵州茅台") or a possessive ("Procter & Gamble's") leaves the
+question unscoped, retrieval then quotes the nearest report, and its figures read as the answer. Here such a
+name counts as a company only when the question leads with it (before a year, or as a possessive), every report
+in the knowledge base has a known company, and no indexed text holds the name at all (a name any document
+mentions may be that document's subject, a segment or a place: retrieval answers).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from indexing.subjects import entity_key, is_specific
+from retrieval.answerers.not_in_kb import known_entities
+from retrieval.answering import Answer
+from retrieval.context import QuestionContext
+from retrieval.knowledge import knowledge_of
+from retrieval.messages import text as message
+from retrieval.search import search
+from retrieval.subjects import can_name_company
+
+__all__ = ["UnknownCompany", "leading_company"]
+
+_CN_LEAD = re.compile(r"^(?:请问)?([\u4e00-\u9fff]{2,8}?)(?:19|20)\d\d\s*年")
+#: Words that lead a question without naming anyone ("公司2019年…", "本集团2022年…").
+_CN_GENERIC = re.compile(r"本公司|该公司|公司|本集团|集团|企业|我司|本行|上市|子|母|报告期|报告|年报|年度|全年|今年|"
+                         r"去年|上年|本年")
+_WORD = r"[A-Z][A-Za-z0-9.\-]*"
+_EN_POSSESSIVE = re.compile(rf"(?<![\w&'’.\-])((?:{_WORD}[ \t]+(?:&[ \t]+)?){{0,4}}{_WORD})['’]s?(?![A-Za-z])")
+_LEADING = re.compile(r"^(?:(?:What|Which|How|Did|Does|Do|Was|Were|Is|Are|The|In|For|Of)\s+)+")
+#: Hits read to see whether any indexed text holds the name.
+_HITS = 10
+
+
+def leading_company(question: str) -> str | None:
+    """The company name the question leads with (before a year, or a possessive), or None."""
+    text = unicodedata.normalize("NFKC", question).strip()
+    match = _CN_LEAD.match(text)
+    if match is not None:
+        name = match.group(1)
+        core = re.sub(_CN_GENERIC, "", name)
+        return name if len(core) >= 2 and is_specific(entity_key(name)) else None
+    for found in _EN_POSSESSIVE.finditer(text):
+        name = _LEADING.sub("", found.group(1)).strip()
+        if can_name_company(name):
+            return name
+    return None
+
+
+def _folded(text: str) -> str:
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text).lower().replace("’", "'"))
+
+
+class UnknownCompany:
+    """Answers when the question leads with a company name no indexed text holds."""
+
+    def answer(self, ctx: QuestionContext) -> Answer | None:
+        knowledge = knowledge_of(ctx)
+        if knowledge is None or ctx.scope.method != "retrieved" or ctx.requested:
+            return None
+        subjects = [e.profile.subject for e in ctx.catalog.values() if e.profile.subject is not None]
+        reports = [s for s in subjects if s.kind]
+        if not reports or not all(s.entity for s in reports):
+            return None  # a report whose company is unknown may be this company's
+        name = leading_company(ctx.standalone)
+        if name is None:
+            return None
+        wanted = _folded(name)
+        hits = search(knowledge.kb, name, "bm25", _HITS)
+        if any(wanted in _folded(h.text) for h in hits):
+            return None
+        lines = [message("subject_missing", ctx.language, names=name)]
+        known = known_entities(ctx)
+        if known:
+            lines.append(message("subject_missing_known", ctx.language, known="; ".join(known)))
+        metadata = {**ctx.meta, "scope": ctx.scope.to_json(ctx.catalog), "not_in_knowledge_base": [name]}
+        return ctx.reply("\n".join(lines), [], "rule", metadata=metadata)
