@@ -200,7 +200,8 @@ class BM25Store:
         self._log_has_adds = True
 
     def add_tokenized(self, ids: Sequence[str], token_lists: Sequence[Sequence[str]]) -> None:
-        """:meth:`add` with the texts already tokenized (benchmarks that tokenize once)."""
+        """:meth:`add` with the texts already turned into index terms by ``bm25_terms`` (benchmarks that
+        tokenize once); tokens of another tokenizer would not meet the queries' terms."""
         if not ids:
             return
         tokens = [list(t) for t in token_lists]
