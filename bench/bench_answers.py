@@ -38,7 +38,7 @@ from indexing.registry import INDEXED, DocumentRecord, now_iso
 from officeqa.domain import Block, BlockType, ParsedDocument
 from officeqa.embeddings import Embedder, create_embedder
 from officeqa.settings import EmbeddingSettings, OllamaSettings, Settings
-from officeqa.text_tokens import tokenize_for_bm25
+from officeqa.text_tokens import bm25_terms
 from retrieval.service import QuestionService
 
 
@@ -56,7 +56,7 @@ def build(kb: KnowledgeBase, doc_ids: list[str], texts: list[str], vectors: np.n
                           "heading_path": title, "kind": "text", "position": 0, "overlap_chars": 0,
                           "tokens": len(texts[i])})
         kb.vectors.add(ids, vectors[list(part)].astype(np.float32), bodies, metas, model)
-        kb.bm25.add_tokenized(ids, [tokenize_for_bm25(t) for t in bodies])
+        kb.bm25.add_tokenized(ids, [bm25_terms(t) for t in bodies])
         with kb.registry.transaction():
             for i, cid in zip(part, ids, strict=True):
                 title, _, body = texts[i].partition("\n")

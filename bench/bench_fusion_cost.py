@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.qa_cache import load_set
 from indexing.bm25_index import BM25Index
 from officeqa.settings import RetrievalSettings
-from officeqa.text_tokens import tokenize_for_bm25
+from officeqa.text_tokens import bm25_terms
 from retrieval.fusion import fuse_hybrid
 from retrieval.search import query_signals_for
 
@@ -43,7 +43,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     args = parser.parse_args()
     qa = load_set("cmrc2018_dev")
-    tokens = [tokenize_for_bm25(t) for t in qa.doc_texts]
+    tokens = [bm25_terms(t) for t in qa.doc_texts]
     index = BM25Index()
     n = len(tokens)
     started = time.perf_counter()

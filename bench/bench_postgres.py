@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 from indexing.stores import Stores  # noqa: E402
 from officeqa.embeddings import HashEmbedder  # noqa: E402
 from officeqa.settings import EmbeddingSettings, Settings, StorageSettings  # noqa: E402
-from officeqa.text_tokens import tokenize_for_bm25  # noqa: E402
+from officeqa.text_tokens import bm25_terms  # noqa: E402
 from retrieval.search import rank_chunks  # noqa: E402
 
 BATCH = 500
@@ -166,7 +166,7 @@ def main() -> int:
     print(f"{len(pool)} corpus sentences; making {biggest} chunks", file=sys.stderr)
     texts = make_chunks(pool, biggest, rng)
     started = time.perf_counter()
-    tokens = [tokenize_for_bm25(t) for t in texts]
+    tokens = [bm25_terms(t) for t in texts]
     tokenize_s = time.perf_counter() - started
     vectors = HashEmbedder(dim=256).embed_batch(texts)
     ids = [f"d{i // 20:06d}-{i % 20:05d}" for i in range(biggest)]

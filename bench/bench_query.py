@@ -32,7 +32,7 @@ from indexing.knowledge_base import KnowledgeBase
 from indexing.registry import INDEXED, DocumentRecord, now_iso
 from officeqa.embeddings import create_embedder
 from officeqa.settings import EmbeddingSettings, Settings
-from officeqa.text_tokens import tokenize_for_bm25
+from officeqa.text_tokens import bm25_terms
 from retrieval.search import MODES, search
 
 NOISE = 0.02
@@ -162,7 +162,7 @@ def main() -> None:
     embedder = create_embedder(EmbeddingSettings(backend="use"))
     vectors, _, _ = cached_vectors(qa, embedder)
     began = time.perf_counter()
-    tokens = [tokenize_for_bm25(t) for t in qa.doc_texts]
+    tokens = [bm25_terms(t) for t in qa.doc_texts]
     print(f"corpus: {len(qa.doc_texts)} CMRC paragraphs; jieba tokens for all in {time.perf_counter() - began:.1f}s")
     questions = qa.questions[: args.queries]
     rng = np.random.default_rng(20180101)

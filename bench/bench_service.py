@@ -36,7 +36,7 @@ from indexing.registry import INDEXED, DocumentRecord, now_iso
 from officeqa.domain import Block, BlockType, ParsedDocument
 from officeqa.embeddings import create_embedder
 from officeqa.settings import EmbeddingSettings, OllamaSettings, Settings
-from officeqa.text_tokens import tokenize_for_bm25
+from officeqa.text_tokens import bm25_terms
 from retrieval.search import search
 from retrieval.service import QuestionService
 
@@ -54,7 +54,7 @@ def build(kb: KnowledgeBase, texts: list[str], vectors: np.ndarray, chunks: int)
     rng = np.random.default_rng(7)
     n = len(texts)
     model = kb.model
-    tokens = [tokenize_for_bm25(t) for t in texts]
+    tokens = [bm25_terms(t) for t in texts]
     for start in range(0, chunks, PER_DOCUMENT):
         doc_id = f"doc{start // PER_DOCUMENT:05d}"
         idx = np.arange(start, min(chunks, start + PER_DOCUMENT))

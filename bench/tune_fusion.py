@@ -32,7 +32,7 @@ from eval.retrieval_metrics import evaluate
 from indexing.bm25_index import BM25Index
 from officeqa.embeddings import create_embedder
 from officeqa.settings import EmbeddingSettings, RetrievalSettings
-from officeqa.text_tokens import tokenize_for_bm25
+from officeqa.text_tokens import bm25_terms
 from retrieval.fusion import fuse_hybrid, zscore_fusion
 
 Run = dict[str, list[tuple[str, float]]]
@@ -129,7 +129,7 @@ def bm25_run(qa: QASet, drop: float | None, seed: int = 0) -> Run:
     rng = np.random.default_rng(seed)
     run = {}
     for qid, question in zip(qa.qids, qa.questions, strict=True):
-        tokens = tokenize_for_bm25(question)
+        tokens = bm25_terms(question)
         if drop:
             tokens = [t for t in tokens if rng.random() >= drop] or tokens[:1]
         run[qid] = index.search_tokens(tokens, DEPTH)

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from officeqa.scripts import detect_script
-from officeqa.text_tokens import tokenize_for_bm25
+from officeqa.text_tokens import bm25_terms, stem_term
 
 _FORMAT = "officeqa-bm25/1"
 _MERGE_RATIO = 4  # merge the newest segment into its neighbour once it reaches 1/4 of its size
@@ -63,10 +63,17 @@ class _Segment:
 class BM25Index:
     """BM25 search over chunks: ``add`` / ``remove`` by chunk id, ``search`` a query string."""
 
-    def __init__(self, k1: float = 1.2, b: float = 0.75, tokenizer: Callable[[str], list[str]] = tokenize_for_bm25):
+    def __init__(
+        self,
+        k1: float = 1.2,
+        b: float = 0.75,
+        tokenizer: Callable[[str], list[str]] = bm25_terms,
+        word_term: Callable[[str], str] = stem_term,
+    ):
         self.k1 = k1
         self.b = b
         self._tokenize = tokenizer
+        self._word_term = word_term  # a word as written -> its term (document_frequency, idf, mentions)
         self._vocab: dict[str, int] = {}
         self._df = np.zeros(0, dtype=np.int64)
         self._segments: list[_Segment] = []
@@ -157,19 +164,27 @@ class BM25Index:
 
     # ---- reads ------------------------------------------------------------------------------------
     def document_frequency(self, term: str) -> int:
-        """Live chunks that contain ``term`` (0 for a term the index has never seen)."""
+        """Live chunks that contain the word ``term`` ("revenues": its term "revenu"; 0 when never seen).
+
+        Takes a word as written (callers weigh question words); :meth:`document_frequencies` takes terms.
+        """
+        return self._df_of(self._word_term(term))
+
+    def _df_of(self, term: str) -> int:
         term_id = self._vocab.get(term)
         return int(self._df[term_id]) if term_id is not None and term_id < len(self._df) else 0
 
     def mentions(self, fragment: str) -> bool:
-        """True when some live chunk has a term containing ``fragment`` ("年终奖" inside "年终奖金")."""
+        """True when some live chunk has a term containing ``fragment`` ("年终奖" inside "年终奖金"), or
+        containing its stem ("revenues" inside the term "revenu")."""
         if self.document_frequency(fragment):
             return True
-        return any(fragment in term and self._df[term_id] > 0 for term, term_id in self._vocab.items()
-                   if term_id < len(self._df))
+        stem = self._word_term(fragment)
+        return any((fragment in term or stem in term) and self._df[term_id] > 0
+                   for term, term_id in self._vocab.items() if term_id < len(self._df))
 
     def idf(self, term: str) -> float:
-        """The term's inverse document frequency in the live collection (an unseen term gets the maximum).
+        """The word's inverse document frequency in the live collection (an unseen word gets the maximum).
 
         Answers use it to weigh which question words a quoted sentence must cover: a rare
         word ("违约金") matters more than a common one ("公司").
@@ -358,7 +373,10 @@ class BM25Index:
         tmp.replace(path)  # atomic: a crash mid-write leaves the previous file intact
 
     @classmethod
-    def load(cls, path: str | Path, tokenizer: Callable[[str], list[str]] = tokenize_for_bm25) -> BM25Index:
+    def load(
+        cls, path: str | Path, tokenizer: Callable[[str], list[str]] = bm25_terms,
+        word_term: Callable[[str], str] = stem_term,
+    ) -> BM25Index:
         """Read an index written by :meth:`save` (one segment, insertion order preserved)."""
         with np.load(Path(path), allow_pickle=False) as data:
             header = json.loads(bytes(data["header"]).decode("utf-8"))
@@ -366,24 +384,61 @@ class BM25Index:
                 raise ValueError(f"{path}: not an officeqa BM25 index (format {header.get('format')!r})")
             offsets, lengths = data["offsets"], data["lengths"]
             terms, tfs = data["terms"].astype(np.int64), data["tfs"].astype(np.float32)
-        index = cls(k1=header["k1"], b=header["b"], tokenizer=tokenizer)
+        index = cls(k1=header["k1"], b=header["b"], tokenizer=tokenizer, word_term=word_term)
         index.meta = dict(header.get("meta") or {})
-        index._vocab = {term: i for i, term in enumerate(header["vocab"])}
-        index._df = np.zeros(len(index._vocab), dtype=np.int64)
-        ids: list[str] = header["ids"]
-        if not ids:
+        index._fill(header["vocab"], header["ids"], offsets, terms, tfs, lengths)
+        return index
+
+    def with_terms(
+        self, term_of: Callable[[str], str], tokenizer: Callable[[str], list[str]] = bm25_terms,
+        word_term: Callable[[str], str] = stem_term,
+    ) -> BM25Index:
+        """A copy whose every term is ``term_of(term)`` (terms that meet are merged, counts summed), reading
+        queries with ``tokenizer`` and ``word_term`` (the ones that make such terms).
+
+        How an index built by an older tokenizer is brought to the current one without its texts: the
+        stored tokens were jieba's, and the current terms are those tokens stemmed one by one
+        (``officeqa.text_tokens.bm25_terms``), so re-terming the postings equals re-tokenizing every
+        chunk, at the cost of one stem per distinct term. Lengths, ids and insertion order are kept.
+        """
+        order = sorted(self._where, key=self._seq_of)
+        vocab: dict[str, int] = {}
+        remap = np.fromiter((vocab.setdefault(term_of(t), len(vocab)) for t in self._vocab),
+                            dtype=np.int64, count=len(self._vocab))
+        index = type(self)(k1=self.k1, b=self.b, tokenizer=tokenizer, word_term=word_term)
+        index.meta = dict(self.meta)
+        if not order:
+            index._fill(list(vocab), [], np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32),
+                        np.zeros(0))
             return index
-        np.add.at(index._df, terms, 1)
+        sizes = np.fromiter((len(self._doc_terms[d][0]) for d in order), dtype=np.int64, count=len(order))
+        docs = np.repeat(np.arange(len(order), dtype=np.int64), sizes)
+        keys = docs * max(len(vocab), 1) + remap[np.concatenate([self._doc_terms[d][0] for d in order])]
+        unique, inverse = np.unique(keys, return_inverse=True)
+        tfs = np.bincount(inverse, weights=np.concatenate([self._doc_terms[d][1] for d in order]))
+        offsets = np.searchsorted(unique // max(len(vocab), 1), np.arange(len(order) + 1), side="left")
+        lengths = np.array([self._length_of(d) for d in order], dtype=np.float64)
+        index._fill(list(vocab), order, offsets.astype(np.int64), unique % max(len(vocab), 1),
+                    tfs.astype(np.float32), lengths)
+        return index
+
+    def _fill(self, vocab: list[str], ids: list[str], offsets: np.ndarray, terms: np.ndarray, tfs: np.ndarray,
+              lengths: np.ndarray) -> None:
+        """Become one segment of ``ids`` in this order (document i's terms: ``terms[offsets[i]:offsets[i+1]]``)."""
+        self._vocab = {term: i for i, term in enumerate(vocab)}
+        self._df = np.zeros(len(self._vocab), dtype=np.int64)
+        if not ids:
+            return
+        terms = terms.astype(np.int64, copy=False)
+        np.add.at(self._df, terms, 1)
         cols = np.repeat(np.arange(len(ids), dtype=np.int32), np.diff(offsets))
         for i, doc_id in enumerate(ids):
-            index._doc_terms[doc_id] = (terms[offsets[i] : offsets[i + 1]], tfs[offsets[i] : offsets[i + 1]])
-            index._where[doc_id] = (0, i)
-        index._segments = [
-            index._build_segment(ids, np.arange(len(ids), dtype=np.int64), lengths.copy(), terms, cols, tfs)
-        ]
-        index._next_seq = len(ids)
-        index._total_length = float(lengths.sum())
-        return index
+            self._doc_terms[doc_id] = (terms[offsets[i] : offsets[i + 1]], tfs[offsets[i] : offsets[i + 1]])
+            self._where[doc_id] = (0, i)
+        seq = np.arange(len(ids), dtype=np.int64)
+        self._segments = [self._build_segment(ids, seq, lengths.copy(), terms, cols, tfs)]
+        self._next_seq = len(ids)
+        self._total_length = float(lengths.sum())
 
     # ---- internals --------------------------------------------------------------------------------
     def _term_id(self, term: str) -> int:

@@ -16,12 +16,23 @@ since their last look, or reload the snapshot after a fold. A torn last line (a 
 killed mid-append) is ignored; a garbled record elsewhere, or a snapshot that does not
 load, is reported as :class:`StoreDamaged` naming the file and the command that
 rebuilds it (``officeqa check --repair``: from the texts the vector store keeps).
+
+Tokenizer versions: the snapshot's meta records ``tokenizer``
+(``officeqa.text_tokens.BM25_TOKENIZER_VERSION``; absent = 1, before English stemming). A snapshot of
+an older version is re-termed when it is loaded (:meth:`BM25Index.with_terms`: its log records are
+replayed first, in the old terms they were written in), and the next writer persists it as a new
+snapshot of a new epoch before it appends anything (:meth:`BM25Store.persist_upgrade`, which
+``Stores`` also calls on open when no writer is busy). A crash before that write leaves the old
+snapshot and log, so the next open re-terms again; nothing indexed is lost and no record of old
+terms is ever appended to a new snapshot's log, or the reverse.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
+import time
 import uuid
 import zipfile
 from collections.abc import Iterable, Sequence
@@ -29,10 +40,11 @@ from pathlib import Path
 
 from indexing.bm25_index import BM25Index
 from officeqa.errors import StoreDamaged
-from officeqa.text_tokens import tokenize_for_bm25
+from officeqa.text_tokens import BM25_TOKENIZER_VERSION, bm25_terms, stem_term
 
 _LOG_FORMAT = "officeqa-bm25-log/1"
 _FOLD_MIN_BYTES = 32 << 20  # fold once the log is above this and above the snapshot's size
+log = logging.getLogger(__name__)
 BM25_FIX = "run `officeqa check --repair` to rebuild it from the vector store's texts (or `officeqa reindex`)"
 
 
@@ -59,6 +71,7 @@ class BM25Store:
         self._log_offset = 0
         self._log_epoch: str | None = None
         self._log_has_adds = False
+        self._upgraded = False  # re-termed in memory from an older tokenizer, not yet written back
 
     # -- reading ------------------------------------------------------------------------------
     @property
@@ -84,12 +97,39 @@ class BM25Store:
             epoch = str(index.meta.get("epoch", ""))
         self._index, self._epoch, self._snapshot_key = index, epoch, key
         self._log_key, self._log_offset, self._log_has_adds, self._log_epoch = None, 0, False, None
+        self._upgraded = False
         if not epoch:
             # A snapshot from before the log: older versions journalled deletions in bm25.deleted.
             legacy = self.legacy_deleted_ids()
             if legacy:
                 index.remove(legacy)
         self._replay()
+        version = int(str(index.meta.get("tokenizer", 1))) if key is not None else BM25_TOKENIZER_VERSION
+        if version < BM25_TOKENIZER_VERSION:
+            self._upgrade(version)
+
+    def _upgrade(self, version: int) -> None:
+        """Re-term the loaded index (snapshot and log, both in the old terms) to the current tokenizer."""
+        assert self._index is not None
+        started = time.monotonic()
+        log.warning("BM25 index %s: tokenizer version %d -> %d (English words stemmed), re-terming %d chunks",
+                    self.snapshot_path, version, BM25_TOKENIZER_VERSION, len(self._index))
+        self._index = self._index.with_terms(stem_term)
+        self._upgraded = True
+        log.warning("BM25 index %s: re-termed in %.1f s", self.snapshot_path, time.monotonic() - started)
+
+    @property
+    def upgrade_pending(self) -> bool:
+        """The loaded index was re-termed from an older tokenizer and the files still hold the old terms."""
+        return self._upgraded
+
+    def persist_upgrade(self) -> bool:
+        """Under the write lock: write a re-termed index back (a snapshot of a new epoch, a fresh log)."""
+        if not self._upgraded:
+            return False
+        self._write_snapshot()
+        log.warning("BM25 index %s: written with tokenizer version %d", self.snapshot_path, BM25_TOKENIZER_VERSION)
+        return True
 
     def refresh(self) -> None:
         """Catch up with writes made by other processes (no-op when nothing changed on disk)."""
@@ -154,13 +194,14 @@ class BM25Store:
         """Index chunks (replacing ids already present) and log the change durably."""
         if not ids:
             return
-        tokens = [tokenize_for_bm25(text) for text in texts]
+        tokens = [bm25_terms(text) for text in texts]
         self.index.add_tokenized(list(ids), tokens)
         self._append({"op": "add", "ids": list(ids), "tokens": tokens})
         self._log_has_adds = True
 
     def add_tokenized(self, ids: Sequence[str], token_lists: Sequence[Sequence[str]]) -> None:
-        """:meth:`add` with the texts already tokenized (benchmarks that tokenize once)."""
+        """:meth:`add` with the texts already turned into index terms by ``bm25_terms`` (benchmarks that
+        tokenize once); tokens of another tokenizer would not meet the queries' terms."""
         if not ids:
             return
         tokens = [list(t) for t in token_lists]
@@ -179,6 +220,11 @@ class BM25Store:
 
     def _append(self, record: dict[str, object]) -> None:
         line = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        if self._upgraded:
+            # The in-memory index (this change included) is in the new terms, the files in the old ones:
+            # write it whole first, so the old log (epoch of the old snapshot) is never appended to.
+            self.persist_upgrade()
+            return
         if self._log_key is None or self._log_epoch != self._epoch or _stat_key(self.log_path) is None:
             self._start_log()  # the caller refreshed under the write lock: no record of this epoch is lost
         with open(self.log_path, "ab") as fh:
@@ -208,8 +254,9 @@ class BM25Store:
     def _write_snapshot(self) -> None:
         """Fold: the whole index to a snapshot of a new epoch, then an empty log of that epoch."""
         self._epoch = uuid.uuid4().hex[:12]
-        self.index.save(self.snapshot_path, meta={"epoch": self._epoch})
+        self.index.save(self.snapshot_path, meta={"epoch": self._epoch, "tokenizer": BM25_TOKENIZER_VERSION})
         self._snapshot_key = _stat_key(self.snapshot_path)
+        self._upgraded = False
         self._start_log()
         self.legacy_journal.unlink(missing_ok=True)
 
@@ -220,7 +267,7 @@ class BM25Store:
         size = self.log_path.stat().st_size if self.log_path.exists() else 0
         snapshot = self._snapshot_key[2] if self._snapshot_key else 0
         big = size > max(_FOLD_MIN_BYTES, snapshot)
-        if big or (force and (self._log_has_adds or self.legacy_journal.exists())):
+        if big or self._upgraded or (force and (self._log_has_adds or self.legacy_journal.exists())):
             self._write_snapshot()
             return True
         return False
@@ -239,6 +286,7 @@ class BM25Store:
                 path.replace(target)
                 moved.append(target)
         self._index = None
+        self._upgraded = False
         self._epoch = ""
         self._snapshot_key = None
         self._log_key, self._log_offset = None, 0

@@ -232,7 +232,23 @@ class Stores:
         """The in-memory BM25 index, caught up with other processes' commits."""
         if self.bm25_store.loaded:
             self._sync_reader()
-        return self.bm25_store.index
+        index = self.bm25_store.index
+        if self._bm25_files.upgrade_pending and not self.lock.held and not self._writer_busy():
+            self._persist_bm25_upgrade()
+            index = self.bm25_store.index
+        return index
+
+    def _persist_bm25_upgrade(self) -> None:
+        """Write back a BM25 index re-termed on open from an older tokenizer (indexing/bm25_store.py).
+
+        Readers do it too when no writer is busy, so the one-time cost is paid once, not on every load;
+        when a writer is busy, its next change writes it (BM25Store._append). Under the write lock, after
+        catching up: another process may have written it meanwhile.
+        """
+        with self.lock:
+            self.sync_for_write()
+            if self._bm25_files.persist_upgrade():
+                self._record_fingerprints(chroma=False)
 
     def recorded_model(self) -> tuple[str, int] | None:
         """(name, dim) of the model the vector store holds vectors of; never creates a store that is not there."""
@@ -350,6 +366,8 @@ class Stores:
         """Hold the write lock, with every view synced and leftovers of a crashed writer reconciled."""
         with self.lock:
             self.sync_for_write()
+            if self.has_store_files and self._bm25_files.loaded and self._bm25_files.upgrade_pending:
+                self._persist_bm25_upgrade()
             dirty = self.registry.dirty_doc_ids()
             if dirty:
                 self.reconcile(dirty, scan_bm25=True)

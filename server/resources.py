@@ -179,11 +179,12 @@ class ServerResources:
         return view
 
     def warm_up(self) -> None:
-        """Load what the first question would otherwise wait for: the embedding model and jieba's dictionary."""
-        from officeqa.text_tokens import tokenize_for_bm25
+        """Load what the first question would otherwise wait for: the embedding model, jieba's dictionary and
+        the English stemmer."""
+        from officeqa.text_tokens import bm25_terms
 
         self.embedder.embed_query("warm-up 预热")
-        tokenize_for_bm25("预热 warm-up")
+        bm25_terms("预热 warm-up")
 
     def close(self) -> None:
         try:

@@ -2,7 +2,8 @@
 
 Why postings tables and not PostgreSQL's full-text search: ``tsvector`` has no jieba segmenter
 and its ranking (``ts_rank``) is not BM25, so scores would differ from the embedded index and
-Chinese would match badly. Here the tokens are the embedded index's own (``tokenize_for_bm25``),
+Chinese would match badly. Here the terms are the embedded index's own (``bm25_terms``: jieba tokens,
+English words stemmed; schema version 4 re-termed older postings, ``indexing/postgres/bm25_restem.py``),
 and the statistics BM25 needs are kept exact in the writing transaction:
 
 * ``bm25_postings (term_id, seq, tf, dl)``: one row per distinct term of a chunk, with the
@@ -28,7 +29,7 @@ import numpy as np
 from indexing.postgres.bm25_topk import READ_SHARE, SCORE_SHARE, SMALL_POSTINGS, QueryTerm, ThresholdSearch
 from indexing.postgres.database import Database
 from officeqa.scripts import detect_script
-from officeqa.text_tokens import tokenize_for_bm25
+from officeqa.text_tokens import bm25_terms, stem_term
 
 K1 = 1.2
 B = 0.75
@@ -94,7 +95,7 @@ def term_key(term: str) -> str:
 
 
 @lru_cache(maxsize=200_000)
-def _script_code(term: str) -> int:
+def script_code(term: str) -> int:
     """1 Han, 2 Latin, 0 other: the embedded index's classification of a term."""
     return {"zh": 1, "en": 2}.get(detect_script(term), 0)
 
@@ -151,7 +152,7 @@ class PostgresBM25:
     def add(self, ids: Sequence[str], texts: Sequence[str]) -> None:
         if len(ids) != len(texts):
             raise ValueError(f"{len(ids)} ids but {len(texts)} texts")
-        self.add_tokenized(ids, [tokenize_for_bm25(text) for text in texts])
+        self.add_tokenized(ids, [bm25_terms(text) for text in texts])
 
     def add_tokenized(self, ids: Sequence[str], token_lists: Sequence[Sequence[str]]) -> None:
         """Index chunks (an id already present is replaced); one transaction (or the caller's)."""
@@ -192,7 +193,7 @@ class PostgresBM25:
                 "max_tf = CASE WHEN t.df > 0 THEN greatest(t.max_tf, EXCLUDED.max_tf) ELSE EXCLUDED.max_tf END, "
                 "min_dl = CASE WHEN t.df > 0 THEN least(t.min_dl, EXCLUDED.min_dl) ELSE EXCLUDED.min_dl END "
                 "RETURNING term, term_id",
-                [terms, [df_add[t] for t in terms], [_script_code(t) for t in terms],
+                [terms, [df_add[t] for t in terms], [script_code(t) for t in terms],
                  [max_tf[t] for t in terms], [min_dl[t] for t in terms]],
             ).fetchall()
             term_id = dict(rows)
@@ -203,8 +204,8 @@ class PostgresBM25:
             han_total = latin_total = length_total = 0
             with conn.cursor() as cur, cur.copy(f"COPY {s}.bm25_postings (term_id, seq, tf, dl) FROM STDIN") as copy:
                 for cid, seq, length, c in zip(ids, seqs, lengths, keyed, strict=True):
-                    han = sum(1 for t in c if _script_code(t) == 1)
-                    latin = sum(1 for t in c if _script_code(t) == 2)
+                    han = sum(1 for t in c if script_code(t) == 1)
+                    latin = sum(1 for t in c if script_code(t) == 2)
                     for t, tf in c.items():
                         copy.write_row((term_id[t], seq, tf, int(length)))
                     docs.append((cid, seq, int(length), han, latin, [term_id[t] for t in c]))
@@ -281,10 +282,12 @@ class PostgresBM25:
         return bool(self.db.execute(f"SELECT 1 FROM {self.s}.bm25_docs WHERE chunk_id = %s", [chunk_id]))
 
     def tokenize(self, text: str) -> list[str]:
-        return tokenize_for_bm25(text)
+        return bm25_terms(text)
 
     def document_frequency(self, term: str) -> int:
-        return int(self.db.scalar(f"SELECT df FROM {self.s}.bm25_terms WHERE term = %s", [term_key(term)]) or 0)
+        """Live chunks holding the word ``term`` as written (its stemmed term); as BM25Index.document_frequency."""
+        key = term_key(stem_term(term))
+        return int(self.db.scalar(f"SELECT df FROM {self.s}.bm25_terms WHERE term = %s", [key]) or 0)
 
     def document_frequencies(self, tokens: Sequence[str]) -> list[int]:
         distinct = list(dict.fromkeys(term_key(t) for t in tokens))
@@ -295,19 +298,23 @@ class PostgresBM25:
         return [int(found.get(t, 0)) for t in distinct]
 
     def mentions(self, fragment: str) -> bool:
-        """True when some live chunk has a term containing ``fragment`` (a trigram index serves the search)."""
-        pattern = "%" + fragment.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        """True when some live chunk has a term containing ``fragment`` or its stem (a trigram index serves the
+        search); as BM25Index.mentions."""
+        stem = stem_term(fragment)
+        fragment_like, stem_like = ("%" + f.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+                                    for f in (fragment, stem))
         return bool(self.db.execute(
             f"SELECT 1 FROM {self.s}.bm25_terms WHERE term = %s AND df > 0 "
-            f"UNION ALL (SELECT 1 FROM {self.s}.bm25_terms WHERE term LIKE %s AND df > 0 LIMIT 1) LIMIT 1",
-            [term_key(fragment), pattern],
+            f"UNION ALL (SELECT 1 FROM {self.s}.bm25_terms WHERE (term LIKE %s OR term LIKE %s) AND df > 0 LIMIT 1) "
+            "LIMIT 1",
+            [term_key(stem), fragment_like, stem_like],
         ))
 
     def idf(self, term: str) -> float:
         rows = self.db.execute(
             f"SELECT st.n, coalesce(t.df, 0) FROM {self.s}.bm25_stats st "
             f"LEFT JOIN {self.s}.bm25_terms t ON t.term = %s WHERE st.id = 1",
-            [term_key(term)],
+            [term_key(stem_term(term))],
         )
         n_live, df = (int(rows[0][0]), int(rows[0][1])) if rows else (0, 0)
         return float(np.log1p((n_live - df + 0.5) / (df + 0.5)))
@@ -334,7 +341,7 @@ class PostgresBM25:
         return dict(sorted(out.items(), key=lambda item: order[item[0]]))
 
     def search(self, query: str, k: int, allowed_ids: set[str] | None = None) -> list[tuple[str, float]]:
-        return self.search_tokens(tokenize_for_bm25(query), k, allowed_ids)
+        return self.search_tokens(bm25_terms(query), k, allowed_ids)
 
     def search_tokens(
         self, tokens: Sequence[str], k: int, allowed_ids: set[str] | None = None

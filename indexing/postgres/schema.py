@@ -15,11 +15,17 @@ exact in the same transaction as the rest.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from indexing.postgres.bm25_restem import restem_postings
 from indexing.postgres.database import Database
 from officeqa.errors import IndexConsistencyError
 
-#: (version, statements); ``{s}`` is the quoted schema. Append new versions; never edit old ones.
-MIGRATIONS: list[tuple[int, list[str]]] = [
+#: A migration step: SQL (``{s}`` is the quoted schema) or a function of (connection, quoted schema).
+Step = str | Callable[[Any, str], None]
+#: (version, steps). Append new versions; never edit old ones.
+MIGRATIONS: list[tuple[int, list[Step]]] = [
     (
         1,
         [
@@ -98,6 +104,9 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "CREATE INDEX strong_vectors_doc_id ON {s}.strong_vectors (doc_id)",
         ],
     ),
+    # BM25 terms with English words stemmed (officeqa.text_tokens.BM25_TOKENIZER_VERSION 2): the postings of
+    # an older schema re-termed in this transaction (indexing/postgres/bm25_restem.py).
+    (4, [restem_postings]),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]
@@ -124,7 +133,10 @@ def migrate(db: Database) -> int:
                 continue
             with conn.transaction():
                 for statement in statements:
-                    conn.execute(statement.format(s=s))
+                    if callable(statement):
+                        statement(conn, s)
+                    else:
+                        conn.execute(statement.format(s=s))
                 conn.execute(f"INSERT INTO {s}.schema_version (version) VALUES (%s)", [version])
     return current
 
