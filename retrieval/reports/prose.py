@@ -1,0 +1,182 @@
+"""Counts an annual report prints only in its prose ("we owned over 1,300 patents", "approximately 294,000
+employees"), read at question time from the report's page texts, with no model.
+
+Why apart from the table facts: a count of things (patents, employees, stores) is rarely a table row; it is
+a number directly followed by the counted noun in a sentence. The rule is strict because a wrong figure is
+worse than none:
+- the question asks for a count of a noun ("number of patents", "how many employees", "patent portfolio");
+- a candidate is a number followed by that noun (or, for people, a word for staff: employees, colleagues,
+  people…) with only words of the question between them ("1,300 awarded and pending patents" is not a count
+  of patents when the question does not say "awarded" or "pending");
+- every other word the question restricts the count with ("active pharmaceutical patents", "employees let
+  go") is printed on the candidate's page;
+- one value must be printed more often than any other; a tie is not answered.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+from retrieval.reports.facts import Report
+from retrieval.reports.pick import Cited, ReportAnswer
+
+__all__ = ["Count", "asked_count", "prose_count"]
+
+_SPAN = re.compile(
+    r"(?:\bvalue\s+of|\bhow\s+many|\bnumber\s+of|\bcount\s+of)\s+(.+?)"
+    r"(?=\s+(?:at\s+the\s+end|according|as\s+of|as\s+at|in\s+the\s+(?:annual|last)|within|listed|did|does|do|"
+    r"has|have|had|was|were|is|are)\b|[?]|$)",
+    re.IGNORECASE,
+)
+_GROUP_END = re.compile(r"\b(?:at|on|in|by|as|for|during|from|with|to|of|within|per)\b|[(),]", re.IGNORECASE)
+#: Collection words: "patent portfolio" counts patents, "store count" counts stores.
+_COLLECTION = ("portfolio", "count", "headcount")
+_GENERIC = {
+    "number", "total", "value", "year", "end", "year-end", "end-of-year", "period", "annual", "report", "the",
+    "listed", "overall", "current", "reported", "count", "final", "closing", "and", "its", "our", "their",
+    "inc", "corp", "corporation", "ltd", "limited", "plc", "llc", "company", "group", "holdings", "incorporated",
+}  # fmt: skip
+_STAFF = (
+    "employees", "employee", "people", "colleagues", "staff", "professionals", "personnel", "workforce",
+    "headcount", "workers", "team members", "ftes",
+)  # fmt: skip
+#: Nouns whose "value" is money: a count of loans is not the value of the loan portfolio.
+_MONEY_NOUNS = {"loans", "assets", "investments", "securities", "deposits", "revenues", "sales", "expenses",
+                "costs", "liabilities", "receivables", "dividends", "shares", "options", "units", "notes"}  # fmt: skip
+_NUMBER = r"(?<![\d.,$€£¥])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k\b|thousand\b|million\b)?"
+_SCALE = {"k": Decimal(1000), "thousand": Decimal(1000), "million": Decimal(1_000_000)}
+_WORD = re.compile(r"[a-z][a-z&-]*")
+
+
+@dataclass(frozen=True, slots=True)
+class Count:
+    """What a count question asks: the counted nouns (plural) and the words that restrict the count."""
+
+    nouns: tuple[str, ...]
+    qualifiers: tuple[str, ...]
+    modifiers: frozenset[str]  # words allowed between the number and the noun
+    collection: str | None = None  # "portfolio": a candidate's sentence must name it too
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower().replace("’", "'")
+
+
+def _plural(word: str) -> str:
+    if word.endswith("s"):
+        return word
+    return word[:-1] + "ies" if word.endswith("y") and word[-2:-1] not in "aeiou" else word + "s"
+
+
+def asked_count(plain_question: str) -> Count | None:
+    """The count a question asks for (``plain_question``: folded, the company's names removed), or None."""
+    match = _SPAN.search(_fold(plain_question))
+    if match is None:
+        return None
+    span = match.group(1).strip()
+    inner = re.search(r"\bnumber\s+of\s+(.+)", span)
+    if inner is not None:
+        span = inner.group(1)
+    words = _WORD.findall(span)
+    group = _WORD.findall(_GROUP_END.split(span, maxsplit=1)[0])
+    if not group:
+        return None
+    collection = next((w for w in group if w in _COLLECTION), None)
+    if collection is not None and group.index(collection) > 0:
+        head = group[group.index(collection) - 1]
+    elif collection == "headcount" or inner is not None or match.group(0).startswith(("how", "number", "count")):
+        plural = [w for w in group if w in _STAFF or (w.endswith("s") and not w.endswith("ss"))]
+        head = collection or (plural[-1] if plural else group[-1])
+    else:
+        return None  # "value of total revenue": not a count
+    noun = _plural(head)
+    if noun in _MONEY_NOUNS:
+        return None
+    staff = noun in _STAFF or head in _STAFF or collection == "headcount"
+    nouns = _STAFF if staff else (noun,)
+    qualifiers = tuple(
+        w for w in dict.fromkeys(words)
+        if w not in _GENERIC and w not in _STAFF and w != head and w != collection and len(w) >= 3
+    )  # fmt: skip
+    return Count(nouns, qualifiers, frozenset(words), collection if collection != "headcount" else None)
+
+
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    value: Decimal
+    page: int | None
+    sentence: str
+
+
+def _value(number: str, scale: str | None) -> Decimal | None:
+    try:
+        value = Decimal(number.replace(",", ""))
+    except InvalidOperation:
+        return None
+    if scale:
+        value *= _SCALE[scale]
+    elif "," not in number and "." not in number and 1900 <= value <= 2100:
+        return None  # a year, not a count
+    return value if value == value.to_integral_value() else None
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in re.split(r"(?<=[.;!?])\s+(?=[A-Z•\d(])|\n{2,}|•", text) if s.strip()]
+
+
+def _page_has(page_words: set[str], qualifier: str) -> bool:
+    if len(qualifier) <= 3:
+        return qualifier in page_words
+    return any(w.startswith(qualifier) for w in page_words)
+
+
+def _candidates(count: Count, pages: Sequence[tuple[int | None, str]]) -> list[_Seen]:
+    nouns = "|".join(re.escape(n) for n in count.nouns)
+    pattern = re.compile(_NUMBER + r"\s+((?:[a-z][a-z-]*\s+){0,3}?)(?:" + nouns + r")\b")
+    seen: list[_Seen] = []
+    for page, text in pages:
+        folded = _fold(text)
+        page_words = set(_WORD.findall(folded))
+        if not all(_page_has(page_words, q) for q in count.qualifiers):
+            continue
+        for printed in _sentences(unicodedata.normalize("NFKC", text)):
+            sentence = _fold(printed)
+            if count.collection is not None and count.collection not in sentence:
+                continue
+            for found in pattern.finditer(sentence):
+                between = set(_WORD.findall(found.group(3)))
+                if between - count.modifiers:
+                    continue  # "160 new patents": a kind of the noun the question does not ask for
+                value = _value(found.group(1), found.group(2))
+                if value is not None and not sentence[found.end() : found.end() + 2].startswith("%"):
+                    seen.append(_Seen(value, page, printed[:300]))
+    return seen
+
+
+def prose_count(plain_question: str, report: Report, english: bool) -> ReportAnswer | None:
+    """The count the report's prose prints for the question, or None (not asked, not found, or ambiguous)."""
+    if not english or not report.pages:
+        return None
+    count = asked_count(plain_question)
+    if count is None:
+        return None
+    seen = _candidates(count, report.pages)
+    tally = Counter(s.value for s in seen).most_common(2)
+    if not tally or (len(tally) > 1 and tally[0][1] == tally[1][1]):
+        return None
+    value = tally[0][0]
+    first = next(s for s in seen if s.value == value)
+    original = " ".join(first.sentence.split())
+    shown = f"{value:,}"
+    text = (
+        f"{shown} (printed in the report's text, not in a table): \"{original}\"\n"
+        f"Source: {report.name}, page {first.page}: {original}"
+    )
+    cited = Cited(report.path, report.name, first.page, original)
+    return ReportAnswer(text, "figure", "en", [cited], str(value), None)
+

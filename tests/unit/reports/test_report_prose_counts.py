@@ -1,0 +1,108 @@
+"""Counts printed only in an annual report's sentences ("we owned over 1,300 patents", "nearly 294,000
+colleagues"): read when asked, refused when the sentence counts another kind of the thing, when the question
+restricts the count with words the page never prints, or when two values are printed equally often."""
+
+from __future__ import annotations
+
+import pytest
+
+from indexing.reports.extract import extract_report
+from officeqa.domain import Block, BlockRole, BlockType, ParsedDocument
+from retrieval.reports.answer import answer_from_facts
+from retrieval.reports.answerer import prose_pages
+from retrieval.reports.facts import Report, load_report
+from retrieval.reports.prose import asked_count
+
+_LEADER = " " + "." * 60 + " "
+
+
+def _para(text: str, page: int) -> Block:
+    return Block(BlockType.PARAGRAPH, text=text, page=page)
+
+
+def _head(text: str, page: int) -> Block:
+    return Block(BlockType.HEADING, text=text, level=3, page=page)
+
+
+def _document() -> ParsedDocument:
+    blocks = [
+        Block(BlockType.HEADING, text="NORTHWIND ROBOTICS, INC. 2022 ANNUAL REPORT", level=1, page=1),
+        _para("Annual report on Form 10-K filed with the Securities and Exchange Commission " * 5, 1),
+        _para("for the fiscal year ended December 31, 2022", 1),
+        # a shareholder letter whose lines are separate blocks, as PDF parsers give them
+        _head("2022 was another strong year for Northwind. Our people, nearly 4,100", 3),
+        _head("colleagues and 300 contractors, delivered our mission.", 3),
+        _para("We hired approximately 900 colleagues this year.", 3),
+        Block(BlockType.PARAGRAPH, text="Table of Contents 12", page=9, role=BlockRole.HEADER),
+        _para(
+            "Intellectual Property. We own a portfolio of patents and trademarks. As of December 31, 2022, we owned "
+            "over 1,300 patents and pending applications, including U.S. and foreign. Our active portfolio of "
+            "aerospace technology contains 1,300 patents, and approximately 160 new patents are granted each year.",
+            9,
+        ),
+        _para("Our workforce is comprised of approximately 4,100 employees (as of December 31, 2022).", 10),
+        _para("Robots sold in the year: we shipped 2,000 units and 40 robots to new customers.", 11),
+        _para("We also licensed 40 robots to a partner in 2022.", 12),
+        _para("We hold 109 patents granted in other jurisdictions.", 13),
+        _para("We serve 500 customers worldwide. In 2022 we added 60 customers.", 14),
+        Block(BlockType.HEADING, text="CONSOLIDATED STATEMENTS OF CASH FLOWS", level=2, page=71),
+        _para("December 31, (in thousands) 2022 2021 Cash flows from operating activities:", 71),
+        _para(f"Net income{_LEADER}$ 20,445 $ 21,371", 71),
+        _para(f"Net cash provided by operating activities{_LEADER}19,970 24,158", 71),
+    ]
+    return ParsedDocument(path="/kb/northwind.pdf", file_type="pdf", blocks=blocks)
+
+
+@pytest.fixture(scope="module")
+def northwind() -> Report:
+    document = _document()
+    data = extract_report(document)
+    assert data is not None
+    text = "\n".join(b.text for b in document.blocks)
+    return load_report(document.path, "northwind.pdf", data, text, prose_pages(document.blocks))
+
+
+def _ask(question: str, report: Report) -> tuple[str | None, list[int | None]]:
+    answer = answer_from_facts(question, [report], "en", scoped=True)
+    if answer is None or answer.kind != "figure":
+        return None, []
+    return answer.value, [c.page for c in answer.citations]
+
+
+def test_a_count_printed_only_in_a_sentence_is_read_with_its_page(northwind: Report) -> None:
+    question = "For Northwind Robotics, Inc., what was the value of Number of patents at year-end?"
+    assert _ask(question, northwind) == ("1300", [9])
+
+
+def test_a_collection_counts_its_members_in_the_sentence_that_names_it(northwind: Report) -> None:
+    # "160 new patents" is a kind of patent the question does not ask for
+    question = "What was the value of Year-end patent portfolio (aerospace tech) of Northwind Robotics, Inc.?"
+    assert _ask(question, northwind) == ("1300", [9])
+
+
+def test_staff_is_counted_under_any_word_for_people_and_the_most_printed_value_wins(northwind: Report) -> None:
+    # 4,100 colleagues (letter, split over two lines) and 4,100 employees (10-K) against 900 hired
+    assert _ask("How many employees did Northwind Robotics have?", northwind) == ("4100", [3])
+    question = "For Northwind Robotics, Inc., what was the value of Number of professionals on staff?"
+    assert _ask(question, northwind)[0] == "4100"
+
+
+def test_a_restricted_count_whose_words_the_page_never_prints_is_not_answered(northwind: Report) -> None:
+    # 109 patents "granted in other jurisdictions" are not the "active pharmaceutical patents" asked for
+    question = "What was the value of Number of active pharmaceutical patents of Northwind Robotics, Inc.?"
+    assert _ask(question, northwind) == (None, [])
+    assert _ask("What is the total number of employees let go by Northwind Robotics?", northwind) == (None, [])
+
+
+def test_two_values_printed_equally_often_are_not_answered(northwind: Report) -> None:
+    # 500 customers served and 60 added: which one is "the number of customers" cannot be told
+    assert _ask("How many customers did Northwind Robotics have?", northwind) == (None, [])
+    assert _ask("How many robots did Northwind Robotics sell?", northwind) == ("40", [11])
+    assert asked_count("what was the value of total revenue") is None  # an amount, not a count
+    assert asked_count("what was the value of loan portfolio") is None  # a count of loans is not its value
+
+
+def test_a_statement_row_still_answers_before_the_prose(northwind: Report) -> None:
+    question = "What is the Cash flow from operations (in USD) for Northwind Robotics, Inc.?"
+    answer = answer_from_facts(question, [northwind], "en")
+    assert answer is not None and (answer.value, answer.unit) == ("19970", "thousands")
