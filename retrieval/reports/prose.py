@@ -25,7 +25,7 @@ from decimal import Decimal, InvalidOperation
 from retrieval.reports.facts import Report
 from retrieval.reports.pick import Cited, ReportAnswer
 
-__all__ = ["Count", "asked_count", "prose_count"]
+__all__ = ["Count", "asked_count", "prose_count", "prose_dividend"]
 
 _SPAN = re.compile(
     r"(?:\bvalue\s+of|\bhow\s+many|\bnumber\s+of|\bcount\s+of)\s+(.+?)"
@@ -158,6 +158,24 @@ def _candidates(count: Count, pages: Sequence[tuple[int | None, str]]) -> list[_
     return seen
 
 
+def _most_printed(seen: Sequence[_Seen]) -> _Seen | None:
+    """The first sighting of the value printed more often than any other; None on a tie or nothing."""
+    tally = Counter(s.value for s in seen).most_common(2)
+    if not tally or (len(tally) > 1 and tally[0][1] == tally[1][1]):
+        return None
+    return next(s for s in seen if s.value == tally[0][0])
+
+
+def _answer(report: Report, seen: _Seen, shown: str, unit: str | None) -> ReportAnswer:
+    original = " ".join(seen.sentence.split())
+    text = (
+        f"{shown} (printed in the report's text, not in a table): \"{original}\"\n"
+        f"Source: {report.name}, page {seen.page}: {original}"
+    )
+    cited = Cited(report.path, report.name, seen.page, original)
+    return ReportAnswer(text, "figure", "en", [cited], str(seen.value), unit)
+
+
 def prose_count(plain_question: str, report: Report, english: bool) -> ReportAnswer | None:
     """The count the report's prose prints for the question, or None (not asked, not found, or ambiguous)."""
     if not english or not report.pages:
@@ -165,18 +183,34 @@ def prose_count(plain_question: str, report: Report, english: bool) -> ReportAns
     count = asked_count(plain_question)
     if count is None:
         return None
-    seen = _candidates(count, report.pages)
-    tally = Counter(s.value for s in seen).most_common(2)
-    if not tally or (len(tally) > 1 and tally[0][1] == tally[1][1]):
-        return None
-    value = tally[0][0]
-    first = next(s for s in seen if s.value == value)
-    original = " ".join(first.sentence.split())
-    shown = f"{value:,}"
-    text = (
-        f"{shown} (printed in the report's text, not in a table): \"{original}\"\n"
-        f"Source: {report.name}, page {first.page}: {original}"
-    )
-    cited = Cited(report.path, report.name, first.page, original)
-    return ReportAnswer(text, "figure", "en", [cited], str(value), None)
+    chosen = _most_printed(_candidates(count, report.pages))
+    return _answer(report, chosen, f"{chosen.value:,}", None) if chosen is not None else None
 
+
+def prose_dividend(plain_question: str, report: Report, currency: str | None, english: bool) -> ReportAnswer | None:
+    """The dividend per share the report's prose prints ("a regular quarterly cash dividend of $0.27 per common
+    share"), the value printed most often for the report's year; special, one-time and preferred-share
+    dividends are not it, nor a sentence about earlier years only.
+
+    Only in the currency the question asks when it asks one and the report says which it uses."""
+    if not english or not report.pages or not _DIVIDEND_ASKED.search(plain_question):
+        return None
+    if currency is not None and report.currency != currency:
+        return None
+    seen: list[_Seen] = []
+    for page, text in report.pages:
+        for printed in _sentences(unicodedata.normalize("NFKC", text)):
+            years = [int(y) for y in re.findall(r"(?<!\d)(?:19|20)\d\d(?!\d)", printed)]
+            if _SPECIAL.search(printed) or (report.year and years and max(years) < report.year):
+                continue
+            seen.extend(_Seen(Decimal(m.group(1)), page, printed[:300]) for m in _DIVIDEND.finditer(printed))
+    chosen = _most_printed(seen)
+    return _answer(report, chosen, f"{chosen.value} per share", None) if chosen is not None else None
+
+
+_DIVIDEND_ASKED = re.compile(r"\bdividends?\s+per\s+(?:common\s+|ordinary\s+)?share", re.IGNORECASE)
+_DIVIDEND = re.compile(
+    r"\bdividends?\s+of\s+(?:US|U\.S\.\s*)?\$\s?(\d+\.\d{2,4})\s+per\s+(?:common\s+|ordinary\s+)?share", re.IGNORECASE
+)
+#: Not the dividend per (common) share: a special or one-time one, or one on preferred shares.
+_SPECIAL = re.compile(r"\bspecial\b|one-time|one-off|preferred|preference", re.IGNORECASE)

@@ -1,6 +1,7 @@
-"""Counts printed only in an annual report's sentences ("we owned over 1,300 patents", "nearly 294,000
-colleagues"): read when asked, refused when the sentence counts another kind of the thing, when the question
-restricts the count with words the page never prints, or when two values are printed equally often."""
+"""Counts and dividends per share printed only in an annual report's sentences ("we owned over 1,300
+patents", "nearly 294,000 colleagues", "a quarterly cash dividend of $0.27 per common share"): read when
+asked, refused when the sentence counts another kind of the thing, when the question restricts the count with
+words the page never prints, or when two values are printed equally often."""
 
 from __future__ import annotations
 
@@ -45,6 +46,19 @@ def _document() -> ParsedDocument:
         _para("We also licensed 40 robots to a partner in 2022.", 12),
         _para("We hold 109 patents granted in other jurisdictions.", 13),
         _para("We serve 500 customers worldwide. In 2022 we added 60 customers.", 14),
+        _para("Dividend Policy. We currently pay a regular quarterly cash dividend of $0.27 per common share.", 20),
+        _para(
+            "We declared a dividend of $0.27 per common share for the quarter ended December 31, 2022. We paid a "
+            "dividend of $0.25 per common share for the quarter ended March 31, 2022. In 2021 we paid dividends of "
+            "$0.88 per share and dividends of $0.88 per share in 2020.",
+            21,
+        ),
+        _para(
+            "The Board expects a one-time special dividend of $1.08 per share. The Board declared a dividend of "
+            "$1.08 per share on the Series A Preferred Stock. A dividend of $1.08 per share was declared on the "
+            "Series B Preferred Stock.",
+            22,
+        ),
         Block(BlockType.HEADING, text="CONSOLIDATED STATEMENTS OF CASH FLOWS", level=2, page=71),
         _para("December 31, (in thousands) 2022 2021 Cash flows from operating activities:", 71),
         _para(f"Net income{_LEADER}$ 20,445 $ 21,371", 71),
@@ -100,6 +114,14 @@ def test_two_values_printed_equally_often_are_not_answered(northwind: Report) ->
     assert _ask("How many robots did Northwind Robotics sell?", northwind) == ("40", [11])
     assert asked_count("what was the value of total revenue") is None  # an amount, not a count
     assert asked_count("what was the value of loan portfolio") is None  # a count of loans is not its value
+
+
+def test_the_dividend_per_share_is_the_regular_one_of_the_reports_year(northwind: Report) -> None:
+    # $0.27 twice against $0.25 once; the special, preferred and earlier years' dividends are not counted
+    question = "What was the Dividend per share for Northwind Robotics, Inc. according to the annual report?"
+    assert _ask(question, northwind) == ("0.27", [20])
+    other = "What was the Dividend per share (in EUR) for Northwind Robotics, Inc. according to the annual report?"
+    assert _ask(other, northwind) == (None, [])  # the report's dollars are not euros
 
 
 def test_a_statement_row_still_answers_before_the_prose(northwind: Report) -> None:
