@@ -61,6 +61,7 @@ class Count:
     qualifiers: tuple[str, ...]
     modifiers: frozenset[str]  # words allowed between the number and the noun
     collection: str | None = None  # "portfolio": a candidate's sentence must name it too
+    reduction: bool = False  # "employees let go": a number led by "reduction of", "cut", "laid off"
 
 
 def _fold(text: str) -> str:
@@ -75,7 +76,8 @@ def _plural(word: str) -> str:
 
 def asked_count(plain_question: str) -> Count | None:
     """The count a question asks for (``plain_question``: folded, the company's names removed), or None."""
-    match = _SPAN.search(_fold(plain_question))
+    folded = _fold(plain_question)
+    match = _SPAN.search(folded)
     if match is None:
         return None
     span = match.group(1).strip()
@@ -103,7 +105,25 @@ def asked_count(plain_question: str) -> Count | None:
         w for w in dict.fromkeys(words)
         if w not in _GENERIC and w not in _STAFF and w != head and w != collection and len(w) >= 3
     )  # fmt: skip
+    if (staff or noun in _JOBS) and _REDUCED.search(folded[match.start() :]):
+        kept = tuple(q for q in qualifiers if q not in _REDUCTION_WORDS)
+        return Count(_JOBS, kept, frozenset(words), None, reduction=True)
     return Count(nouns, qualifiers, frozenset(words), collection if collection != "headcount" else None)
+
+
+#: A workforce reduction asked ("employees let go", "jobs cut") and printed ("a reduction of almost 9,000
+#: positions", "eliminated 300 roles"); a planned or announced one is not one made.
+_REDUCED = re.compile(
+    r"\b(?:let\s+go|laid\s+off|lay-?offs?|dismissed|made\s+redundant|redundan\w*|job\s+cuts?|cut|reduced|eliminated)\b"
+)
+_REDUCTION_WORDS = {"let", "laid", "off", "layoffs", "dismissed", "made", "redundant", "cut", "cuts", "reduced",
+                    "eliminated", "job", "jobs", "redundancies"}  # fmt: skip
+_JOBS = ("positions", "jobs", "roles", "employees", "staff", "ftes", "workers", "people")
+_REDUCTION_LEAD = (
+    r"(?:reductions?|cut|cuts|cutting|eliminat\w+|lay(?:ing)?\s+off|laid\s+off|redundancies|let\s+go)\s+"
+    r"(?:of\s+)?(?:(?:about|almost|approximately|around|nearly|over|some|roughly|more\s+than)\s+)?"
+)
+_PLANNED = re.compile(r"\b(?:plan\w*|target\w*|expect\w*|intend\w*|announc\w*|will)\s+(?:[\w-]+\s+){0,2}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +157,8 @@ def _page_has(page_words: set[str], qualifier: str) -> bool:
 
 def _candidates(count: Count, pages: Sequence[tuple[int | None, str]]) -> list[_Seen]:
     nouns = "|".join(re.escape(n) for n in count.nouns)
-    pattern = re.compile(_NUMBER + r"\s+((?:[a-z][a-z-]*\s+){0,3}?)(?:" + nouns + r")\b")
+    lead = _REDUCTION_LEAD if count.reduction else ""
+    pattern = re.compile(lead + _NUMBER + r"\s+((?:[a-z][a-z-]*\s+){0,3}?)(?:" + nouns + r")\b")
     seen: list[_Seen] = []
     for page, text in pages:
         folded = _fold(text)
@@ -150,8 +171,8 @@ def _candidates(count: Count, pages: Sequence[tuple[int | None, str]]) -> list[_
                 continue
             for found in pattern.finditer(sentence):
                 between = set(_WORD.findall(found.group(3)))
-                if between - count.modifiers:
-                    continue  # "160 new patents": a kind of the noun the question does not ask for
+                if between - count.modifiers or (count.reduction and _PLANNED.search(sentence[: found.start()])):
+                    continue  # "160 new patents": a kind the question does not ask for; a planned reduction
                 value = _value(found.group(1), found.group(2))
                 if value is not None and not sentence[found.end() : found.end() + 2].startswith("%"):
                     seen.append(_Seen(value, page, printed[:300]))

@@ -12,7 +12,7 @@ from officeqa.domain import Block, BlockRole, BlockType, ParsedDocument
 from retrieval.reports.answer import answer_from_facts
 from retrieval.reports.answerer import prose_pages
 from retrieval.reports.facts import Report, load_report
-from retrieval.reports.prose import asked_count
+from retrieval.reports.prose import asked_count, prose_count
 
 _LEADER = " " + "." * 60 + " "
 
@@ -58,6 +58,11 @@ def _document() -> ParsedDocument:
             "$1.08 per share on the Series A Preferred Stock. A dividend of $1.08 per share was declared on the "
             "Series B Preferred Stock.",
             22,
+        ),
+        _para(
+            "We have already finalised most of the planned gross reduction of 1,000 full-time positions. The "
+            "reduction of almost 800 positions was contracted by the end of 2022, the majority of them in Ohio.",
+            30,
         ),
         Block(BlockType.HEADING, text="CONSOLIDATED STATEMENTS OF CASH FLOWS", level=2, page=71),
         _para("December 31, (in thousands) 2022 2021 Cash flows from operating activities:", 71),
@@ -105,7 +110,16 @@ def test_a_restricted_count_whose_words_the_page_never_prints_is_not_answered(no
     # 109 patents "granted in other jurisdictions" are not the "active pharmaceutical patents" asked for
     question = "What was the value of Number of active pharmaceutical patents of Northwind Robotics, Inc.?"
     assert _ask(question, northwind) == (None, [])
-    assert _ask("What is the total number of employees let go by Northwind Robotics?", northwind) == (None, [])
+
+
+def test_employees_let_go_are_a_reduction_made_not_one_planned(northwind: Report) -> None:
+    # "the planned gross reduction of 1,000 full-time positions" is a plan; 800 were contracted
+    assert _ask("What is the total number of employees let go by Northwind Robotics?", northwind) == ("800", [30])
+    planned = Report("/kb/p.pdf", "p.pdf", 2022, "annual", {}, (), pages=((1, "We plan to cut 500 jobs in 2023."),))
+    assert prose_count("how many employees were laid off", planned, True) is None
+    made = Report("/kb/m.pdf", "m.pdf", 2022, "annual", {}, (), pages=((1, "In 2022 we cut 500 jobs in Ohio."),))
+    answer = prose_count("how many employees were laid off", made, True)
+    assert answer is not None and answer.value == "500"
 
 
 def test_two_values_printed_equally_often_are_not_answered(northwind: Report) -> None:
