@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
+from retrieval.reports.entities import aliases
 from retrieval.reports.facts import Report
 from retrieval.reports.pick import Cited, ReportAnswer
 
@@ -42,13 +43,13 @@ _GENERIC = {
     "inc", "corp", "corporation", "ltd", "limited", "plc", "llc", "company", "group", "holdings", "incorporated",
 }  # fmt: skip
 _STAFF = (
-    "employees", "employee", "people", "colleagues", "staff", "professionals", "personnel", "workforce",
+    "employees", "people", "colleagues", "staff", "professionals", "personnel", "workforce",
     "headcount", "workers", "team members", "ftes",
 )  # fmt: skip
 #: Nouns whose "value" is money: a count of loans is not the value of the loan portfolio.
 _MONEY_NOUNS = {"loans", "assets", "investments", "securities", "deposits", "revenues", "sales", "expenses",
                 "costs", "liabilities", "receivables", "dividends", "shares", "options", "units", "notes"}  # fmt: skip
-_NUMBER = r"(?<![\d.,$€£¥])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k\b|thousand\b|million\b)?"
+_NUMBER = r"(?<![\d.,$€£¥-])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k\b|thousand\b|million\b)?"
 _SCALE = {"k": Decimal(1000), "thousand": Decimal(1000), "million": Decimal(1_000_000)}
 _WORD = re.compile(r"[a-z][a-z&-]*")
 
@@ -155,12 +156,12 @@ def _page_has(page_words: set[str], qualifier: str) -> bool:
     return any(w.startswith(qualifier) for w in page_words)
 
 
-def _candidates(count: Count, pages: Sequence[tuple[int | None, str]]) -> list[_Seen]:
+def _candidates(count: Count, report: Report) -> list[_Seen]:
     nouns = "|".join(re.escape(n) for n in count.nouns)
     lead = _REDUCTION_LEAD if count.reduction else ""
     pattern = re.compile(lead + _NUMBER + r"\s+((?:[a-z][a-z-]*\s+){0,3}?)(?:" + nouns + r")\b")
     seen: list[_Seen] = []
-    for page, text in pages:
+    for page, text in report.pages:
         folded = _fold(text)
         page_words = set(_WORD.findall(folded))
         if not all(_page_has(page_words, q) for q in count.qualifiers):
@@ -171,12 +172,44 @@ def _candidates(count: Count, pages: Sequence[tuple[int | None, str]]) -> list[_
                 continue
             for found in pattern.finditer(sentence):
                 between = set(_WORD.findall(found.group(3)))
-                if between - count.modifiers or (count.reduction and _PLANNED.search(sentence[: found.start()])):
-                    continue  # "160 new patents": a kind the question does not ask for; a planned reduction
+                if between - count.modifiers or not _stated(count, sentence, found, report):
+                    continue  # "160 new patents": a kind the question does not ask for
                 value = _value(found.group(1), found.group(2))
                 if value is not None and not sentence[found.end() : found.end() + 2].startswith("%"):
                     seen.append(_Seen(value, page, printed[:300]))
     return seen
+
+
+#: What states a count the company has: a verb of having before the number ("we had 405 employees", "our
+#: portfolio contains 2,300 patents", "Kruger Products has 2,700 employees"), or employing around it.
+_HAVING = re.compile(
+    r"\b(?:have|has|had|own\w*|hold\w*|held|serves?|served|operat\w*|contain\w*|compris\w*|totall?ed|"
+    r"totals|consist\w*|maintain\w*|workforce|headcount)\b"
+)
+_OTHERS = re.compile(r"\b(?:that|which|who)\s+(?:\w+\s+)?employ")
+_SUBJECT = re.compile(r"\b(?:we|our|the\s+company|the\s+group)\b")
+_EMPLOYING = re.compile(r"\bemploy(?:s|ed|ing)?\b")
+#: A number of people hired, recruited, cut or honoured is not how many the company has.
+_NOT_HELD = re.compile(r"\b(?:hir\w*|recruit\w*|reduc\w*|cut|laid|eliminat\w*|award\w*|recogni\w*|added|new)\b")
+
+
+def _stated(count: Count, sentence: str, found: re.Match[str], report: Report) -> bool:
+    """Whether the sentence states the count as the company's, for the report's year."""
+    before, after = sentence[max(0, found.start() - 90) : found.start()], sentence[found.end() : found.end() + 45]
+    if count.reduction:
+        return not _PLANNED.search(sentence[: found.start()])
+    years = [int(y) for y in re.findall(r"(?<!\d)(?:19|20)\d\d(?!\d)", after)]
+    if report.year and years and max(years) < report.year:
+        return False  # "and 220 employees at December 31, 2021"
+    if _NOT_HELD.search(before) or _OTHERS.search(before) or ("team" in before and "team" not in count.modifiers):
+        return False  # hired, cut; "a customer that employs 500 people"; "our R&D team consists of 73 employees"
+    if found.group(0).endswith("people") and not _EMPLOYING.search(sentence):
+        return False  # "fewer than 200,000 people in the United States" is no workforce
+    if _EMPLOYING.search(before) or re.match(r"\s+(?:were\s+)?employed\b", after):
+        return True
+    names = [a for a in aliases(report) if len(a) >= 3]
+    subject = _SUBJECT.search(before) or any(a in before for a in names)
+    return bool(subject and _HAVING.search(before))
 
 
 def _most_printed(seen: Sequence[_Seen]) -> _Seen | None:
@@ -204,7 +237,7 @@ def prose_count(plain_question: str, report: Report, english: bool) -> ReportAns
     count = asked_count(plain_question)
     if count is None:
         return None
-    chosen = _most_printed(_candidates(count, report.pages))
+    chosen = _most_printed(_candidates(count, report))
     return _answer(report, chosen, f"{chosen.value:,}", None) if chosen is not None else None
 
 

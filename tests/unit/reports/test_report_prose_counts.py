@@ -31,7 +31,7 @@ def _document() -> ParsedDocument:
         _para("Annual report on Form 10-K filed with the Securities and Exchange Commission " * 5, 1),
         _para("for the fiscal year ended December 31, 2022", 1),
         # a shareholder letter whose lines are separate blocks, as PDF parsers give them
-        _head("2022 was another strong year for Northwind. Our people, nearly 4,100", 3),
+        _head("2022 was another strong year for Northwind. We employ nearly 4,100", 3),
         _head("colleagues and 300 contractors, delivered our mission.", 3),
         _para("We hired approximately 900 colleagues this year.", 3),
         Block(BlockType.PARAGRAPH, text="Table of Contents 12", page=9, role=BlockRole.HEADER),
@@ -42,10 +42,10 @@ def _document() -> ParsedDocument:
             9,
         ),
         _para("Our workforce is comprised of approximately 4,100 employees (as of December 31, 2022).", 10),
-        _para("Robots sold in the year: we shipped 2,000 units and 40 robots to new customers.", 11),
-        _para("We also licensed 40 robots to a partner in 2022.", 12),
+        _para("Robots in service: we shipped 2,000 units, and we operate 40 robots in our own plants.", 11),
+        _para("At year end we had 40 robots.", 12),
         _para("We hold 109 patents granted in other jurisdictions.", 13),
-        _para("We serve 500 customers worldwide. In 2022 we added 60 customers.", 14),
+        _para("We serve 500 customers worldwide. We had 60 customers in Ohio.", 14),
         _para("Dividend Policy. We currently pay a regular quarterly cash dividend of $0.27 per common share.", 20),
         _para(
             "We declared a dividend of $0.27 per common share for the quarter ended December 31, 2022. We paid a "
@@ -106,6 +106,18 @@ def test_staff_is_counted_under_any_word_for_people_and_the_most_printed_value_w
     assert _ask(question, northwind)[0] == "4100"
 
 
+def test_people_counted_are_the_companys_own_for_the_reports_year() -> None:
+    pages = (
+        (1, "A disease is rare if it affects fewer than 200,000 people in the United States."),
+        (2, "Our research and development team consists of 73 employees."),
+        (3, "We classified any customer that employs more than 500 people as large."),
+        (4, "We hired approximately 900 colleagues and recognised 10 employees with awards."),
+        (5, "We had 246 full-time equivalent employees at December 31, 2022, and 220 employees at December 31, 2021."),
+    )
+    others = Report("/kb/o.pdf", "o.pdf", 2022, "annual", {}, (), pages=pages)
+    assert prose_count("how many employees did the company have", others, True) is None
+
+
 def test_a_restricted_count_whose_words_the_page_never_prints_is_not_answered(northwind: Report) -> None:
     # 109 patents "granted in other jurisdictions" are not the "active pharmaceutical patents" asked for
     question = "What was the value of Number of active pharmaceutical patents of Northwind Robotics, Inc.?"
@@ -123,9 +135,9 @@ def test_employees_let_go_are_a_reduction_made_not_one_planned(northwind: Report
 
 
 def test_two_values_printed_equally_often_are_not_answered(northwind: Report) -> None:
-    # 500 customers served and 60 added: which one is "the number of customers" cannot be told
+    # 500 customers served and 60 in Ohio: which one is "the number of customers" cannot be told
     assert _ask("How many customers did Northwind Robotics have?", northwind) == (None, [])
-    assert _ask("How many robots did Northwind Robotics sell?", northwind) == ("40", [11])
+    assert _ask("How many robots did Northwind Robotics operate?", northwind) == ("40", [11])
     assert asked_count("what was the value of total revenue") is None  # an amount, not a count
     assert asked_count("what was the value of loan portfolio") is None  # a count of loans is not its value
 
