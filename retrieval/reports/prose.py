@@ -244,7 +244,7 @@ def prose_count(plain_question: str, report: Report, english: bool) -> ReportAns
 def prose_dividend(plain_question: str, report: Report, currency: str | None, english: bool) -> ReportAnswer | None:
     """The dividend per share the report's prose prints ("a regular quarterly cash dividend of $0.27 per common
     share"), the value printed most often for the report's year; special, one-time and preferred-share
-    dividends are not it, nor a sentence about earlier years only.
+    dividends are not it, nor a sentence about earlier years only or about one declared after the year.
 
     Only in the currency the question asks when it asks one and the report says which it uses."""
     if not english or not report.pages or not _DIVIDEND_ASKED.search(plain_question):
@@ -255,13 +255,17 @@ def prose_dividend(plain_question: str, report: Report, currency: str | None, en
     for page, text in report.pages:
         for printed in _sentences(unicodedata.normalize("NFKC", text)):
             years = [int(y) for y in re.findall(r"(?<!\d)(?:19|20)\d\d(?!\d)", printed)]
-            if _SPECIAL.search(printed) or (report.year and years and max(years) < report.year):
+            outside = bool(report.year and years and (max(years) < report.year or min(years) > report.year))
+            if _SPECIAL.search(printed) or outside:  # earlier years only, or one declared after the year
                 continue
-            seen.extend(_Seen(Decimal(m.group(1)), page, printed[:300]) for m in _DIVIDEND.finditer(printed))
+            for m in _DIVIDEND.finditer(printed):  # "an increase in the dividend of $0.015 per share" is a change
+                if not _CHANGE.search(printed[max(0, m.start() - 50) : m.start()]):
+                    seen.append(_Seen(Decimal(m.group(1)), page, printed[:300]))
     chosen = _most_printed(seen)
     return _answer(report, chosen, f"{chosen.value} per share", None) if chosen is not None else None
 
 
+_CHANGE = re.compile(r"\b(?:increas\w*|decreas\w*|rais\w*|rise|cut|lower\w*|higher|chang\w*)\b", re.IGNORECASE)
 _DIVIDEND_ASKED = re.compile(r"\bdividends?\s+per\s+(?:common\s+|ordinary\s+)?share", re.IGNORECASE)
 _DIVIDEND = re.compile(
     r"\bdividends?\s+of\s+(?:US|U\.S\.\s*)?\$\s?(\d+\.\d{2,4})\s+per\s+(?:common\s+|ordinary\s+)?share", re.IGNORECASE

@@ -12,7 +12,7 @@ from officeqa.domain import Block, BlockRole, BlockType, ParsedDocument
 from retrieval.reports.answer import answer_from_facts
 from retrieval.reports.answerer import prose_pages
 from retrieval.reports.facts import Report, load_report
-from retrieval.reports.prose import asked_count, prose_count
+from retrieval.reports.prose import asked_count, prose_count, prose_dividend
 
 _LEADER = " " + "." * 60 + " "
 
@@ -148,6 +148,14 @@ def test_the_dividend_per_share_is_the_regular_one_of_the_reports_year(northwind
     assert _ask(question, northwind) == ("0.27", [20])
     other = "What was the Dividend per share (in EUR) for Northwind Robotics, Inc. according to the annual report?"
     assert _ask(other, northwind) == (None, [])  # the report's dollars are not euros
+    later = (
+        (1, "On January 25, 2023, the Board declared a dividend of $0.31 per common share."),
+        (2, "The Board approved an increase in the 2022 dividend of $0.02 per share."),
+        (3, "In 2022 we paid a quarterly dividend of $0.29 per share."),
+    )
+    report = Report("/kb/d.pdf", "d.pdf", 2022, "annual", {}, (), currency="USD", pages=later)
+    answer = prose_dividend("what was the dividend per share (in usd)", report, "USD", True)
+    assert answer is not None and answer.value == "0.29"  # not next year's, not the increase
 
 
 def test_a_statement_row_still_answers_before_the_prose(northwind: Report) -> None:
