@@ -360,15 +360,18 @@ def main() -> int:
           f"{'yes' if r in numbers_cited else ('no' if r in numbers_exact else '—')} |" for r in numbers],
         "",
         "Number questions are answered only from a report-fact figure (the printed value, scaled by the unit its "
-        "statement prints, in the currency the question asks) or an exact rule/table answer; a report-fact refusal "
-        "(not in this report, another currency, no printed unit) is N/A. Boolean ones from the yes/no verdict.",
+        "statement prints, in the currency the question asks; or a count or dividend per share printed in a "
+        "sentence, under the strict rules of retrieval/reports/prose.py) or an exact rule/table answer; a "
+        "report-fact refusal (not in this report, another currency, no printed unit) is N/A. Boolean ones from "
+        "the yes/no verdict.",
         "",
         "What needs a model: name and names questions (who the CEO is, which positions changed, which products "
         "launched) need one to pick a name out of quoted sentences, so they are N/A here; boolean questions need one "
         "to judge whether a passage says what is asked (without one, a passage on the topic counts as yes); number "
-        "questions whose figure is printed only in prose (\"over 1,300 patents\", \"almost 9,000 positions\"), "
-        "or is a sum the report does not print, need one to read or add it: the facts hold statement and table "
-        "rows only.",
+        "questions whose figure is a sum the report does not print (3 + 109 patents; interest income + other "
+        "income as \"total revenue\"), or whose sentence does not carry the question's restricting words "
+        "(\"R&D spending on advanced programs\" against \"Company-funded research expenses totaled $31.4 "
+        "million\"), need one to add or to judge it.",
     ]
     OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
     (CACHE / "answers.jsonl").write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n",

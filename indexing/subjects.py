@@ -32,6 +32,7 @@ _MAX_TEXT = 60_000
 #: How much of the whole document a name is looked for in when the first pages name none
 #: (a 10-K bound behind a glossy letter to shareholders has its cover on page 20).
 _MAX_BODY = 600_000
+_BACK_COVER = 20_000
 
 # ----------------------------------------------------------------------------------- kinds of document
 KIND_ANNUAL = "annual_report"
@@ -58,7 +59,8 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
 # ----------------------------------------------------------------------------------- names
 _LEGAL_EN = (
     r"Inc\.?|Incorporated|Corporation|Corp\.?|Company|Co\.,?\s*Ltd\.?|Co\.|plc|PLC|Plc|Limited|Ltd\.?|LTD\.?|"
-    r"N\.V\.|S\.A\.|AG|SE|LLC|L\.P\.|LP|Holdings|Bancshares(?:,\s*Inc\.)?|Trust plc"
+    r"N\.V\.|S\.A\.|AG|SE|LLC|L\.P\.|LP|Holdings|Bancshares(?:,\s*Inc\.)?|Trust plc|"
+    r"Aktiengesellschaft|GmbH|KGaA|S\.p\.A\.|SpA|ASA|Oyj"
 )
 _NAME_WORD = r"(?:[A-Z][A-Za-z0-9&'’\-\.]*|&)"
 _EN_COMPANY = re.compile(
@@ -283,6 +285,12 @@ _LEGAL_WORDS = frozenset(
         "nv",
         "ag",
         "se",
+        "aktiengesellschaft",
+        "gmbh",
+        "kgaa",
+        "spa",
+        "asa",
+        "oyj",
     ]
 )
 _SOFT_LEGAL = frozenset(["group", "holdings", "holding", "bancshares", "trust"])
@@ -392,7 +400,9 @@ def short_key(key: str) -> str:
 def extract_subject(document: ParsedDocument) -> DocumentSubject:
     """The subject of a parsed document, from its first pages, its metadata title and its file name."""
     texts = first_texts(document)
-    body = "\n".join(b.text for b in document.blocks if b.text)[:_MAX_BODY]
+    full = "\n".join(b.text for b in document.blocks if b.text)
+    # the start and the back cover (a glossy report prints its name on the last page)
+    body = full if len(full) <= _MAX_BODY else full[:_MAX_BODY] + "\n" + full[-_BACK_COVER:]
     return subject_from_text(
         "\n".join(texts)[:_MAX_TEXT], title=document.title or "", stem=PurePath(document.path).stem, body=body
     )
@@ -494,6 +504,8 @@ def _english(text: str, title: str, subject: DocumentSubject, body: str) -> None
         cover = _COVER_NAME.search(text[:600])
         if cover and is_specific(entity_key(cover.group(1))):
             name, source = cover.group(1), "cover"
+    if not name:
+        name, source = _signed_brand(text, body or text), "signature"
     if name:
         subject.entity, subject.sources["entity"] = _tidy(name), source
         if source == "registrant" and not subject.kind:
@@ -505,10 +517,46 @@ def _english(text: str, title: str, subject: DocumentSubject, body: str) -> None
         if leftover:
             subject.short_names.append(leftover)
             subject.sources["short_names"] = "metadata"
+            spelled = _spelled_out(leftover, body or text)
+            if spelled:  # "MDB" in the file's title, "MongoDB" in its pages
+                subject.short_names.insert(0, spelled)
     search_in = text[:20000] + "\n" + body[:200000]
     codes = [m.group(1) for m in _TICKER_EXCHANGE.finditer(search_in)]
     codes += [m.group(1) for m in _TICKER_ASX.finditer(search_in)]
     subject.codes = [c for c in dict.fromkeys(codes) if c.lower() not in GENERIC_WORDS and c not in ("LLC", "USD")][:4]
+
+
+#: A letter's sign-off naming the company after the signer's title ("Corey Thomas Chairman & CEO Rapid7").
+_SIGN_OFF = re.compile(
+    r"(?:Chief\s+Executive\s+Officer|CEO|Chair(?:man|woman)?|President|Managing\s+Director)[,]?\s+"
+    r"(?:(?:of|at)\s+)?([A-Z][A-Za-z0-9]*[A-Za-z0-9])\.?\s*$",
+    re.M,
+)
+_BRAND_MIN = 3
+
+
+def _signed_brand(text: str, body: str) -> str:
+    """A one-word company name a letter is signed for, when the report prints it at least :data:`_BRAND_MIN`
+    times (a glossy report whose cover name is a logo and whose 10-K pages are not readable text)."""
+    for match in _SIGN_OFF.finditer(text):
+        name = match.group(1)
+        if name.lower() in GENERIC_WORDS or name.lower() in _LEGAL_WORDS or (name.isupper() and len(name) <= 3):
+            continue
+        if len(re.findall(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", body)) >= _BRAND_MIN:
+            return name
+    return ""
+
+
+def _spelled_out(initials: str, text: str) -> str:
+    """The capitalised word of ``text`` whose capitals are ``initials`` ("MDB" -> "MongoDB"), printed at least
+    twice; "" when none or several."""
+    if not re.fullmatch(r"[A-Z]{2,5}", initials):
+        return ""
+    pattern = re.compile(rf"(?<![A-Za-z0-9])({initials[0]}[a-z]+{''.join(f'[a-z]*{c}' for c in initials[1:])}[a-z]*)"
+                         r"(?![A-Za-z0-9])")
+    counts = Counter(m.group(1) for m in pattern.finditer(text))
+    found = [w for w, n in counts.items() if n >= 2]
+    return found[0] if len(found) == 1 else ""
 
 
 def _cut_after_legal(name: str) -> str:

@@ -25,6 +25,7 @@ from retrieval.reports.entities import aliases
 from retrieval.reports.facts import Fact, Report
 from retrieval.reports.lookup import Match, best_matches
 from retrieval.reports.pick import Cited, ReportAnswer, cite, column_filter, for_year, rank, residual, target_year
+from retrieval.reports.prose import prose_count, prose_dividend
 from retrieval.reports.question import Ask, read_question
 from retrieval.reports.render import convert, format_amount, with_unit
 
@@ -270,7 +271,9 @@ def _answer_one(question: str, report: Report, language: str) -> ReportAnswer | 
             if index == 0:
                 # no row, or a row that leaves part of the question unexplained: "not in this report" only when
                 # the report's text never names what is left (else another answerer reads the text)
-                return _absent(question_key, report, ask, english, question, match.covered if match else ())
+                plain = _plain(question, report)  # a count or a dividend printed only in prose
+                prose = prose_count(plain, report, english) or prose_dividend(plain, report, ask.currency, english)
+                return prose or _absent(question_key, report, ask, english, question, match.covered if match else ())
             return None  # a part the facts cannot answer: the whole question goes to the next answerers
         answers.append(answer)
         if match is not None and not subject:

@@ -13,6 +13,7 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
 from indexing.reports import report_of
+from officeqa.domain import Block, BlockRole, BlockType
 from retrieval.answering import Answer
 from retrieval.citations import Citation
 from retrieval.reports.answer import answer_from_facts, asks_for_figure
@@ -25,6 +26,7 @@ __all__ = ["ROUTE", "ReportCache", "answer_with_facts", "display_name"]
 
 ROUTE = "report_facts"
 _CACHED = 256
+_PROSE = (BlockType.HEADING, BlockType.PARAGRAPH, BlockType.LIST)
 
 
 def display_name(path: str, root: Path | None) -> str:
@@ -75,7 +77,7 @@ class ReportCache:
                 if data is not None and parsed is not None:
                     text = "\n".join(b.text for b in parsed.blocks)
                     name = shown(path) if shown is not None else display_name(path, root)
-                    report = load_report(path, name, data, text)
+                    report = load_report(path, name, data, text, prose_pages(parsed.blocks))
                 with self._lock:
                     if len(self._reports) >= _CACHED:
                         self._reports.pop(next(iter(self._reports)))
@@ -83,6 +85,15 @@ class ReportCache:
             if report is not None:
                 found.append(report)
         return found
+
+
+def prose_pages(blocks: Iterable[Block]) -> tuple[tuple[int | None, str], ...]:
+    """The text of each page's headings, paragraphs and lists, in order (a letter's lines are separate blocks)."""
+    pages: dict[int | None, list[str]] = {}
+    for block in blocks:
+        if block.type in _PROSE and block.role == BlockRole.BODY and block.text:
+            pages.setdefault(block.page, []).append(block.text)
+    return tuple((page, " ".join(texts)) for page, texts in pages.items())
 
 
 def answer_with_facts(

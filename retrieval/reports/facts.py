@@ -57,6 +57,7 @@ class Report:
     facts: tuple[Fact, ...]
     text: str = ""  # the document's text, for "the report never mentions it"
     currency: str | None = None  # ISO code of the report's amounts, None when the report does not tell
+    pages: tuple[tuple[int | None, str], ...] = ()  # (page, its prose) for counts printed only in sentences
 
     def years(self) -> list[int]:
         """The years the report gives figures for: those of many facts (a history table's 2000 is not one)."""
@@ -70,10 +71,12 @@ class Report:
         return sorted(y for y, n in counts.items() if n >= floor)
 
 
-def load_report(path: str, name: str, data: Mapping[str, Any], text: str = "") -> Report:
-    """A :class:`Report` from the stored JSON (``ParsedDocument.meta["report"]``)."""
-    tables = list(data.get("tables") or [])
-    currency = data.get("currency") if isinstance(data.get("currency"), str) else None
+def load_report(
+    path: str, name: str, data: Mapping[str, Any], text: str = "", pages: tuple[tuple[int | None, str], ...] = ()
+) -> Report:
+    """A :class:`Report` from the stored JSON (``ParsedDocument.meta["report"]``) and its prose by page."""
+    tables, currency = list(data.get("tables") or []), data.get("currency")
+    currency = currency if isinstance(currency, str) else None
     facts = []
     for raw in data.get("facts") or []:
         table = tables[raw["t"]] if raw.get("t", -1) < len(tables) else {}
@@ -99,14 +102,10 @@ def load_report(path: str, name: str, data: Mapping[str, Any], text: str = "") -
                 currency=iso_currency(table.get("currency")) or currency,
             )
         )
-    year = data.get("year")
     return Report(
-        path=path,
-        name=name,
-        year=int(year) if isinstance(year, int) else None,
+        path=path, name=name, year=year if isinstance(year := data.get("year"), int) else None,
         kind=str(data.get("kind", "")),
         entity=dict(data.get("entity") or {}),
         facts=tuple(facts),
-        text=text,
-        currency=currency,
-    )
+        text=text, currency=currency, pages=pages,
+    )  # fmt: skip

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from indexing.profile import DocumentProfile, build_profile, content_overlap, family_key, text_signature
-from indexing.subjects import KIND_ANNUAL, DocumentSubject, entity_key, is_specific, subject_from_text
+from indexing.subjects import (
+    KIND_ANNUAL,
+    DocumentSubject,
+    entity_key,
+    extract_subject,
+    is_specific,
+    subject_from_text,
+)
 from officeqa.domain import Block, BlockType, ParsedDocument
 
 CN_REPORT = """贵州航天电器股份有限公司 2019 年度报告全文
@@ -112,3 +119,45 @@ def test_content_overlap_tells_a_revision_from_another_document() -> None:
     assert content_overlap(text_signature(base), text_signature(revised)) > 0.5
     assert content_overlap(text_signature(base), text_signature(other)) < 0.1
     assert content_overlap([], text_signature(base)) is None
+
+
+def test_a_european_legal_form_names_the_company_not_a_phrase_about_it() -> None:
+    # "a German stock corporation" was read as a company; "Commerzbank Aktiengesellschaft" is the one
+    text = "The bank at your side\n2022\nAnnual Report\nKey figures\nCommerzbank shareholders\n"
+    body = (
+        "Commerzbank Aktiengesellschaft, a German stock corporation, is the parent of the group.\n" * 3
+        + "The German Stock Corporation Act applies. "
+    )
+    s = subject_from_text(text, title="Commerzbank Konzern_GB 2022_EN_Final", body=body)
+    assert s.entity == "Commerzbank Aktiengesellschaft"
+    keys = s.keys()
+    assert "Commerzbank" in s.short_names and "commerzbank" in keys
+
+
+def test_a_report_whose_name_is_a_logo_is_named_by_its_letters_sign_off() -> None:
+    letter = (
+        "2022 Annual Report\nLet's secure the digital future.\nFellow Stockholders,\n"
+        "Rapid7 leaned into these dynamics. Rapid7's total ARR grew 19% to $714 million.\n"
+        "With warm regards,\nCorey Thomas Chairman & CEO Rapid7\n"
+    )
+    s = subject_from_text(letter, title="178500_RAPID_PROOF_FINAL_LS_rev1_MS.pdf", body=letter + "Rapid7 platform.")
+    assert s.entity == "Rapid7" and s.sources["entity"] == "signature"
+    # a signer's title followed by a word printed once is no company
+    once = subject_from_text("Fellow Stockholders,\nJane Doe Chairman Northwind\n", body="Northwind.")
+    assert once.entity == ""
+
+
+def test_a_ticker_in_the_file_title_is_spelled_out_by_the_back_cover() -> None:
+    filler = Block(BlockType.PARAGRAPH, text="x" * 1000, page=5)
+    blocks = [
+        Block(BlockType.HEADING, text="Annual Report", page=1),
+        Block(BlockType.PARAGRAPH, text="2022", page=1),
+        Block(BlockType.PARAGRAPH, text="Growth reflects customers of MongoDB Atlas.", page=4),
+        *[filler] * 700,  # the readable text ends far beyond the part of the body read from the start
+        Block(BlockType.HEADING, text="MongoDB.", page=180),
+    ]
+    document = ParsedDocument(path="/kb/7792e23f.pdf", file_type="pdf", blocks=blocks, title="MDB-2022-Annual-Report")
+    s = extract_subject(document)
+    assert s.short_names[:2] == ["MongoDB", "MDB"]
+    keys = s.keys()
+    assert "mongodb" in keys
