@@ -84,10 +84,25 @@ def _strong_ranking(
 
 def _covers_scope(kb: KnowledgeBase, strong: VectorIndex, held: int, where: dict[str, Any] | None) -> bool:
     """Does every chunk in scope have a strong vector? (By counts: the strong store holds only chunks of
-    indexed documents, kept in step with the registry by the commit protocol; ``held`` = its count.)"""
+    indexed documents, kept in step with the registry by the commit protocol; ``held`` = its count.) A scope
+    of documents (what questions naming a document search) is a look-up in the per-document coverage
+    (``StrongVectors.covers_docs``); other filters (page, sheet, kind...) count the scope in both stores."""
     if not where:
         return held >= kb.vectors.count()
+    docs = scope_documents(where)
+    if docs is not None:
+        return kb.strong.covers_docs(docs)
     return len(strong.ids_where(where)) >= len(kb.vectors.ids_where(where))
+
+
+def scope_documents(where: dict[str, Any]) -> list[str] | None:
+    """The doc ids a Chroma ``where`` on ``doc_id`` alone ($eq or $in) allows; None for any other filter."""
+    if list(where) != ["doc_id"] or not isinstance(where["doc_id"], dict) or len(where["doc_id"]) != 1:
+        return None
+    op, value = next(iter(where["doc_id"].items()))
+    if op == "$eq":
+        return [str(value)]
+    return [str(v) for v in value] if op == "$in" else None
 
 
 def merge_by_moments(strong: Sequence[tuple[str, float]], fast: Sequence[tuple[str, float]], depth: int) -> Hits:
@@ -104,4 +119,5 @@ def merge_by_moments(strong: Sequence[tuple[str, float]], fast: Sequence[tuple[s
     return sorted([*strong, *mapped], key=lambda h: -h[1])[:depth]
 
 
-__all__ = ["BOTH", "FAST", "STRONG", "dense_ranking", "fast_ranking", "merge_by_moments", "ranked_dense"]
+__all__ = ["BOTH", "FAST", "STRONG", "dense_ranking", "fast_ranking", "merge_by_moments", "ranked_dense",
+           "scope_documents"]

@@ -202,6 +202,31 @@ def test_queries_use_the_strong_vectors_for_what_they_cover(kb: KnowledgeBase, t
     assert ranked_dense(kb, query, 50, where)[1] == FAST
 
 
+def test_a_scope_of_documents_is_covered_by_a_per_document_look_up(kb: KnowledgeBase, tmp_path: Path) -> None:
+    """Questions naming documents search with a doc_id filter: coverage is looked up per document, kept in step
+    with background writes and with deletions (no pass over the scope's chunks per query)."""
+    paths = write_docs(tmp_path / "docs")
+    kb.index_paths([tmp_path / "docs"])
+    d0, d1, d2 = (kb.registry.get(str(p.resolve())).doc_id for p in paths)
+    query = "合同审批的材料几天内提交"
+    both = {"doc_id": {"$in": [d0, d1]}}
+    assert not kb.strong.covers_docs([d0]) and kb.strong.covers_docs([])
+    run_background(kb)
+    assert kb.strong.covers_docs([d0, d1, d2])
+    strong_model = kb.strong.embedder
+    store = kb.strong.store()
+    assert strong_model is not None and store is not None
+    ranked, model = ranked_dense(kb, query, 50, both)
+    assert model == STRONG and ranked == store.query(strong_model.embed_query(query), 50, kb.strong.model, both)
+    assert kb.strong.drop_except(d0, set()) > 0  # the product's deletion path: the look-up sees it at once
+    assert not kb.strong.covers_docs([d0, d1]) and kb.strong.covers_docs([d1, d2])
+    assert ranked_dense(kb, query, 50, both)[1] == BOTH
+    assert ranked_dense(kb, query, 50, {"doc_id": {"$eq": d1}})[1] == STRONG
+    assert ranked_dense(kb, query, 50, {"doc_id": {"$in": [d0]}})[1] == FAST
+    # any other filter counts the scope in both stores, as before
+    assert ranked_dense(kb, query, 50, {"file_type": {"$eq": "md"}})[1] == BOTH
+
+
 def test_removing_or_changing_a_document_drops_its_strong_vectors(kb: KnowledgeBase, tmp_path: Path) -> None:
     paths = write_docs(tmp_path / "docs")
     kb.index_paths([tmp_path / "docs"])
