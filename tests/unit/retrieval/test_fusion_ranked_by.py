@@ -1,12 +1,13 @@
-"""The default fusion scales the dense side by which model ranked it: min-max for the strong background model's
-list, cosine confidence for the fast model's (one language); the rule, not a constant fitted on a set."""
+"""The default fusion weighs and scales the dense side by which model ranked it: the strong background model's
+list min-max scaled with the neutral equal share, the fast model's scaled by cosine confidence with its small
+share (one language); a rule, not a constant fitted on a set."""
 
 from __future__ import annotations
 
 import pytest
 
 from officeqa.settings import RetrievalSettings
-from retrieval.fusion import fuse_hybrid, guarded_fusion
+from retrieval.fusion import DENSE_SHARE, EQUAL_SHARE, fuse_hybrid, guarded_fusion
 from retrieval.query_signals import QuerySignals, query_signals
 
 # One language: BM25 reads the question and every candidate. BM25 has "a" and "b" nearly tied; the dense
@@ -26,15 +27,15 @@ def order(model: str) -> list[str]:
 
 def test_the_strong_models_list_reorders_bm25s_near_tie_the_fast_ones_does_not():
     assert order("fast")[:2] == ["a", "b"]  # b - a: 0.2 * 0.01 / 0.20 = 0.01 < BM25's lead 0.8 * 0.02
-    assert order("strong")[:2] == ["b", "a"]  # min-max: b - a = 0.2 * 0.01 / 0.06 = 0.033 > 0.016
+    assert order("strong")[:2] == ["b", "a"]  # min-max, equal shares: b - a = 0.5 * 0.167 > 0.5 * 0.02
 
 
-def test_a_strong_list_is_fused_exactly_like_guarded_min_max():
+def test_a_strong_list_is_min_max_scaled_with_an_equal_share():
     fused = fuse_hybrid(BM25, DENSE, RetrievalSettings(), signals("strong"))
-    assert fused == guarded_fusion(BM25, DENSE, signals("strong"), depth=100)
+    assert fused == guarded_fusion(BM25, DENSE, signals("strong"), depth=100, dense_share=EQUAL_SHARE)
     scores = dict(fused)
-    assert scores["b"] == pytest.approx(0.8 * 9.8 / 10.0 + 0.2 * 1.0)  # BM25's short list is scaled from 0
-    assert scores["a"] == pytest.approx(0.8 * 1.0 + 0.2 * (0.85 - 0.80) / (0.86 - 0.80))
+    assert scores["b"] == pytest.approx(0.5 * 9.8 / 10.0 + 0.5 * 1.0)  # BM25's short list is scaled from 0
+    assert scores["a"] == pytest.approx(0.5 * 1.0 + 0.5 * (0.85 - 0.80) / (0.86 - 0.80))
 
 
 def test_a_merged_list_and_the_default_signals_keep_the_fast_models_scaling():
@@ -45,9 +46,10 @@ def test_a_merged_list_and_the_default_signals_keep_the_fast_models_scaling():
     assert dict(fast)["b"] == pytest.approx(0.8 * 9.8 / 10.0 + 0.2 * (0.86 - 0.80) / (1.0 - 0.80))
 
 
-def test_in_two_languages_the_model_that_ranked_changes_nothing():
+def test_in_two_languages_both_models_are_min_max_scaled_the_strong_one_with_an_equal_share():
     mixed = {**SCRIPTS, "en": "en"}
-    dense = [("en", 0.9), *DENSE]  # a candidate BM25 cannot read: min-max for both models
-    both = [QuerySignals(script="zh", coverage=1.0, doc_scripts=mixed, dense_model=m) for m in ("fast", "strong")]
-    fused = [fuse_hybrid(BM25, dense, RetrievalSettings(), signals) for signals in both]
-    assert fused[0] == fused[1]
+    dense = [("en", 0.9), *DENSE]  # a candidate BM25 cannot read: the two-language branch
+    for model, share in (("fast", DENSE_SHARE), ("strong", EQUAL_SHARE)):
+        told = QuerySignals(script="zh", coverage=1.0, doc_scripts=mixed, dense_model=model)
+        expected = guarded_fusion(BM25, dense, told, depth=100, dense_share=share, abstain=True)
+        assert fuse_hybrid(BM25, dense, RetrievalSettings(), told) == expected
