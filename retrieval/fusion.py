@@ -4,7 +4,7 @@ Why the product's hybrid is ``guarded_abstain`` (the default): ``guarded`` below
 per query from what is known at query time (``_guarded_scales``). In one language (BM25 reads the query
 and every dense candidate), the fast model's cosines are scaled against their own maximum
 (``cosine_confidence``) instead of min-max (a list the strong background model ranked alone keeps
-min-max), so an embedder that cannot tell the candidates apart cannot reshuffle BM25's near-ties
+min-max and gets an equal share, ``EQUAL_SHARE``), so an embedder that cannot tell the candidates apart cannot reshuffle BM25's near-ties
 (``guarded`` lost 0.006-0.013 to BM25 on the RGB-zh and full-SciFact held-out halves that way). In two
 languages, BM25 abstains on a candidate it cannot read when the two lists agree on the question (BM25's
 best chunk in the dense top 10): plain ``guarded`` scored such a candidate 0 on BM25's side, so in a
