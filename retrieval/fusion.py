@@ -1,16 +1,16 @@
 """Fusion of ranked lists: pure functions over (id, score) lists, tested with literals.
 
-Why the product's hybrid is ``guarded_abstain`` (the default): ``guarded`` below, with two decisions taken
-per query from what is known at query time (``_guarded_scales``). In one language (BM25 reads the query
-and every dense candidate), the fast model's cosines are scaled against their own maximum
-(``cosine_confidence``) instead of min-max (a list the strong background model ranked alone keeps
-min-max and gets an equal share, ``EQUAL_SHARE``), so an embedder that cannot tell the candidates apart cannot reshuffle BM25's near-ties
+Why the product's hybrid is ``guarded_abstain`` (the default): ``guarded`` below, with two decisions taken per
+query from what is known at query time (``_guarded_scales``). In one language (BM25 reads the query and every
+dense candidate), the fast model's cosines are scaled against their own maximum (``cosine_confidence``)
+instead of min-max (a list the strong background model ranked alone keeps min-max and gets an equal share,
+``EQUAL_SHARE``), so an embedder that cannot tell the candidates apart cannot reshuffle BM25's near-ties
 (``guarded`` lost 0.006-0.013 to BM25 on the RGB-zh and full-SciFact held-out halves that way). In two
-languages, BM25 abstains on a candidate it cannot read when the two lists agree on the question (BM25's
-best chunk in the dense top 10): plain ``guarded`` scored such a candidate 0 on BM25's side, so in a
-bilingual knowledge base the answer's other-language version sank below every same-language hit (MLQA
-mixed: 0.07 nDCG@10 and 0.18 Recall@10 below dense alone); abstaining always (``adaptive``) pulled
-English risk pages above Chinese answers in the annual reports.
+languages, BM25 abstains on a candidate it cannot read when the two lists agree on the question (BM25's best
+chunk in the dense top 10): plain ``guarded`` scored such a candidate 0 on BM25's side, so in a bilingual
+knowledge base the answer's other-language version sank below every same-language hit (MLQA mixed: 0.07
+nDCG@10 and 0.18 Recall@10 below dense alone); abstaining always (``adaptive``) pulled English risk pages
+above Chinese answers in the annual reports.
 
 Why ``guarded``: hybrid must never rank below keyword search.
 Three rounds of score-aware softmax fusion (``adaptive``, ``zscore``) gained on the sets they were
