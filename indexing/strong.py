@@ -74,6 +74,8 @@ class StrongVectors:
         self._embedder_made = embedder is not None
         self._store: VectorIndex | None = None
         self._last_reopen = 0.0
+        #: (registry generation, strong generation) -> doc ids with a chunk the strong store lacks
+        self._uncovered: tuple[tuple[int, str], frozenset[str]] | None = None
 
     @property
     def embedder(self) -> Embedder | None:
@@ -139,18 +141,40 @@ class StrongVectors:
         drop = [cid for cid in store.ids_where({"doc_id": doc_id}) if cid not in keep]
         if drop:
             store.delete_ids(drop)
+            self._bump()
         return len(drop)
 
     def reset(self) -> None:
         store = self.store()
         if store is not None:
             store.reset()
+            self._bump()
+
+    def _bump(self) -> None:
+        """After a deletion: every reader, this process's coverage look-up (:meth:`covers_docs`) included, sees it."""
+        with self.registry.transaction():
+            self.bump_in_tx()
 
     # -- coverage ----------------------------------------------------------------------------------------
     def covered_by_doc(self) -> dict[str, int]:
         """doc id -> chunks with a strong vector (empty when off or nothing is stored yet)."""
         store = self.store() if self.enabled else None
         return store.doc_counts() if store is not None else {}
+
+    def covers_docs(self, doc_ids: Iterable[str]) -> bool:
+        """Does the strong store hold every chunk of these documents? (A scoped query's coverage test.)
+
+        A look-up in the set of partly covered documents, counted once per state of the knowledge base:
+        the registry's generation (bumped by every commit, removals and replacements included) and the
+        strong store's (bumped by every background write, :meth:`bump_in_tx`). Counting the scope's ids in
+        both stores instead would cost each scoped query a pass over its chunks in each.
+        """
+        key = (self.registry.generation(), self.registry.get_meta(GENERATION_KEY) or "")
+        if self._uncovered is None or self._uncovered[0] != key:
+            covered = self.covered_by_doc()
+            chunks = self.registry.chunk_counts()
+            self._uncovered = (key, frozenset(d for d, n in chunks.items() if covered.get(d, 0) < n))
+        return self._uncovered[1].isdisjoint(doc_ids)
 
     def covered_ids(self, ids: Iterable[str]) -> set[str]:
         store = self.store()

@@ -140,8 +140,9 @@ class RetrievalSettings(BaseModel):
     fusion: Literal["guarded_abstain", "guarded", "adaptive", "zscore", "rrf"] = Field(
         "guarded_abstain",
         description=(
-            "Hybrid fusion: guarded_abstain = guarded, decided per query: in one language the dense cosines are "
-            "scaled against their maximum (a flat list cannot reorder BM25's near-ties); in a bilingual knowledge "
+            "Hybrid fusion: guarded_abstain = guarded, decided per query: in one language the fast model's cosines "
+            "are scaled against their maximum (a flat list cannot reorder BM25's near-ties), while a list the "
+            "background model ranked alone is min-max scaled with an equal share to BM25's; in a bilingual knowledge "
             "base, when the dense top 10 holds BM25's best chunk, a candidate in another language than the "
             "question (which BM25 cannot match) takes its dense value for BM25's share too; "
             "guarded = the previous default: per query, BM25 and dense scores min-max scaled and mixed 0.8/0.2, "

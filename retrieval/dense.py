@@ -31,21 +31,36 @@ if TYPE_CHECKING:
 Hits = list[tuple[str, float]]
 
 
+FAST, STRONG, BOTH = "fast", "strong", "both"
+"""Which model ranked (``QuerySignals.dense_model``): the fusion trusts a list the strong model ranked alone
+more than one the fast model had a hand in (``retrieval/fusion.py``, ``_guarded_scales``)."""
+
+
 def dense_ranking(
     kb: KnowledgeBase, query: str, depth: int, where: dict[str, Any] | None, vector: np.ndarray | None = None
 ) -> Hits:
     """The ``depth`` best chunks by vector similarity (see the module docstring); ``vector`` is a fast-model
     query embedding made earlier (the eval embeds its questions in one batch)."""
+    return ranked_dense(kb, query, depth, where, vector)[0]
+
+
+def ranked_dense(
+    kb: KnowledgeBase, query: str, depth: int, where: dict[str, Any] | None, vector: np.ndarray | None = None
+) -> tuple[Hits, str]:
+    """:func:`dense_ranking` and which model ranked: ``STRONG`` when its store covers the scope, else the
+    models whose hits the merged list holds (``FAST`` for a scope the strong store has none of)."""
     strong = kb.strong.reader()
     held = strong.count() if strong is not None else 0
     if strong is None or held == 0:
-        return fast_ranking(kb, query, depth, where, vector)
+        return fast_ranking(kb, query, depth, where, vector), FAST
     if _covers_scope(kb, strong, held, where):
-        return _strong_ranking(kb, strong, query, depth, where)
+        return _strong_ranking(kb, strong, query, depth, where), STRONG
     strong_hits = _strong_ranking(kb, strong, query, depth, where)
     fast_hits = fast_ranking(kb, query, depth, where, vector)
     covered = set(strong.existing([cid for cid, _ in fast_hits]))
-    return merge_by_moments(strong_hits, [h for h in fast_hits if h[0] not in covered], depth)
+    rest = [h for h in fast_hits if h[0] not in covered]
+    model = BOTH if strong_hits and rest else STRONG if strong_hits else FAST
+    return merge_by_moments(strong_hits, rest, depth), model
 
 
 def fast_ranking(
@@ -69,10 +84,25 @@ def _strong_ranking(
 
 def _covers_scope(kb: KnowledgeBase, strong: VectorIndex, held: int, where: dict[str, Any] | None) -> bool:
     """Does every chunk in scope have a strong vector? (By counts: the strong store holds only chunks of
-    indexed documents, kept in step with the registry by the commit protocol; ``held`` = its count.)"""
+    indexed documents, kept in step with the registry by the commit protocol; ``held`` = its count.) A scope
+    of documents (what questions naming a document search) is a look-up in the per-document coverage
+    (``StrongVectors.covers_docs``); other filters (page, sheet, kind...) count the scope in both stores."""
     if not where:
         return held >= kb.vectors.count()
+    docs = scope_documents(where)
+    if docs is not None:
+        return kb.strong.covers_docs(docs)
     return len(strong.ids_where(where)) >= len(kb.vectors.ids_where(where))
+
+
+def scope_documents(where: dict[str, Any]) -> list[str] | None:
+    """The doc ids a Chroma ``where`` on ``doc_id`` alone ($eq or $in) allows; None for any other filter."""
+    if list(where) != ["doc_id"] or not isinstance(where["doc_id"], dict) or len(where["doc_id"]) != 1:
+        return None
+    op, value = next(iter(where["doc_id"].items()))
+    if op == "$eq":
+        return [str(value)]
+    return [str(v) for v in value] if op == "$in" else None
 
 
 def merge_by_moments(strong: Sequence[tuple[str, float]], fast: Sequence[tuple[str, float]], depth: int) -> Hits:
@@ -89,4 +119,5 @@ def merge_by_moments(strong: Sequence[tuple[str, float]], fast: Sequence[tuple[s
     return sorted([*strong, *mapped], key=lambda h: -h[1])[:depth]
 
 
-__all__ = ["dense_ranking", "fast_ranking", "merge_by_moments"]
+__all__ = ["BOTH", "FAST", "STRONG", "dense_ranking", "fast_ranking", "merge_by_moments", "ranked_dense",
+           "scope_documents"]

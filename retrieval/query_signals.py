@@ -59,7 +59,9 @@ class QuerySignals:
     query terms; ``terms``: number of BM25 terms in the query; ``doc_scripts``: the script of
     candidate documents (id -> 'zh' / 'en' / 'mixed'), for telling the documents BM25 cannot read (it abstains
     on them in ``adaptive``, and in ``guarded_abstain`` when the two lists agree);
-    ``dense_scripts``: the scripts the embedder reads (``Embedder.scripts``; None = any).
+    ``dense_scripts``: the scripts the embedder reads (``Embedder.scripts``; None = any);
+    ``dense_model``: which model ranked the dense side (``retrieval/dense.py``): ``"fast"`` (the fast store),
+    ``"strong"`` (the background model's store alone: it covers the scope) or ``"both"`` (merged).
     """
 
     script: str = ""
@@ -68,6 +70,7 @@ class QuerySignals:
     terms: int = 0
     doc_scripts: Mapping[str, str] | None = None
     dense_scripts: frozenset[str] | None = None
+    dense_model: str = "fast"
 
     @property
     def dense_trust(self) -> float:
@@ -101,6 +104,7 @@ def query_signals(
     corpus_scripts: Mapping[str, float] | None,
     doc_scripts: Mapping[str, str] | None = None,
     dense_scripts: frozenset[str] | None = None,
+    dense_model: str = "fast",
 ) -> QuerySignals:
     """Signals of one query from its text, its BM25 terms' document frequencies and the corpus scripts."""
     return QuerySignals(
@@ -110,4 +114,5 @@ def query_signals(
         terms=len(term_dfs),
         doc_scripts=dict(doc_scripts) if doc_scripts else None,
         dense_scripts=dense_scripts,
+        dense_model=dense_model,
     )

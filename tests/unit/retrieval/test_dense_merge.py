@@ -26,3 +26,13 @@ def test_one_list_alone_is_kept_and_cut_to_depth() -> None:
 def test_a_list_without_spread_is_shifted_not_scaled() -> None:
     merged = dict(merge_by_moments([("s", 0.8), ("t", 0.6)], [("f", 0.3), ("g", 0.3)], depth=4))
     assert merged["f"] == merged["g"] == 0.7  # the strong list's mean
+
+
+def test_a_scope_of_documents_is_read_from_a_doc_id_filter_alone():
+    from retrieval.dense import scope_documents
+
+    assert scope_documents({"doc_id": {"$eq": "a"}}) == ["a"]
+    assert scope_documents({"doc_id": {"$in": ["a", "b"]}}) == ["a", "b"]
+    assert scope_documents({"doc_id": {"$ne": "a"}}) is None
+    assert scope_documents({"page": {"$eq": 3}}) is None
+    assert scope_documents({"$and": [{"doc_id": {"$eq": "a"}}, {"page": {"$eq": 3}}]}) is None
