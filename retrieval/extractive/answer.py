@@ -47,8 +47,13 @@ CROSS_KEEP = 0.85
 MIN_TERM_WEIGHT = 0.05
 #: Under "not found", a closest passage stating an amount is shown only when it covers this much of the question.
 CLOSEST_AMOUNT_COVERAGE = 0.75
-#: A question asking how much or how many (not one naming a rate among other things: "仲裁机构和违约金比例是什么").
-_ASKS_QUANTITY = re.compile(r"多少|几[个项家名人年岁次]|how\s+much|how\s+many", re.IGNORECASE)
+#: A question asking how much or how many, or asking for one rate ("What was the employee turnover rate in 2022?");
+#: not one naming a rate among other things ("仲裁机构和违约金比例是什么", "What are the venue and the penalty rate?").
+_ASKS_QUANTITY = re.compile(
+    r"多少|几[个项家名人年岁次]|how\s+much|how\s+many|"
+    r"^\s*what\s+(?:is|was|were)\s+(?:(?!\band\b)[^?,;])*\b(?:rate|ratio|percentage|margin)\b(?:(?!\band\b)[^,;])*$",
+    re.IGNORECASE,
+)
 #: An amount in a sentence: thousands separators, a decimal, a long number, or a number with a unit.
 _AMOUNT = re.compile(r"\d{1,3}(?:,\d{3})+|\d+\.\d+|\d{5,}|\d+\s*(?:%|元|万|亿|人|吨|million|billion|thousand)",
                      re.IGNORECASE)

@@ -184,3 +184,15 @@ def test_a_closest_passage_covering_most_of_an_amount_question_is_still_shown() 
     answer = extractive_answer("报告期内资本开支是多少？", mats, tokenize=tokenize_for_bm25,
                                missing_subjects=["星河上海"])
     assert not answer.found and "11,560万元" in answer.text  # it may be the answer the checks could not confirm
+
+
+def test_a_closest_passage_stating_a_percentage_is_not_shown_for_a_rate_question() -> None:
+    mats = [mat(0, "66% IMPROVEMENT IN EMPLOYEE ENGAGEMENT SCORES ACROSS OUR MILLS.")]
+    answer = extractive_answer("What was Kruger's employee turnover rate in 2022?", mats, language="en",
+                               tokenize=tokenize_for_bm25, missing_subjects=["turnover"])
+    assert answer.text.splitlines() == ["Not found in the documents: nothing in them answers this question."]
+    assert answer.citations == []
+    for question in ("What were the employee programmes and the turnover rate?", "How did employee turnover change?"):
+        other = extractive_answer(question, mats, language="en", tokenize=tokenize_for_bm25,
+                                  missing_subjects=["turnover"])
+        assert not other.found and "66%" in other.text  # not one rate asked: shown as the closest
