@@ -17,7 +17,7 @@ from indexing.summary import summary_materials
 from officeqa.words import phrase_table
 from prompts.assembler import Material
 from retrieval.answer_texts import based_on
-from retrieval.answerers.summary import report_scope
+from retrieval.answerers.report_in_scope import first_report
 from retrieval.answering import Answer
 from retrieval.citations import Citation, citation_from_metadata
 from retrieval.context import QuestionContext
@@ -64,12 +64,10 @@ class HeadlineSummary:
         knowledge = knowledge_of(ctx)
         if knowledge is None or not ctx.catalog or not asks_overview(ctx.standalone):
             return None
-        scope = report_scope(knowledge, ctx)
-        documents = [(d, ctx.catalog[d].path) for d in scope.doc_ids[:1] if d in ctx.catalog]
-        reports = self.cache.reports(knowledge.kb, documents, shown=knowledge.paths.shown)
-        if not reports:
+        found = first_report(self.cache, knowledge, ctx)
+        if found is None:
             return None
-        doc_id, report = documents[0][0], reports[0]
+        scope, doc_id, report = found
         english = ctx.language == "en"
         figures = headline_figures(report, english)
         if not figures:
