@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from eval.fake_ollama import FakeOllama, Reply
 from eval.harness import build_summary_trees
 from indexing.storage import open_knowledge_base
 from officeqa.generation import OllamaGenerator
@@ -48,6 +49,19 @@ def fake_ollama_settings(url: str) -> OllamaSettings:
     """Settings for the fake Ollama server at ``url``: a short connect timeout and no retries, so a broken fake
     fails fast."""
     return OllamaSettings(host=url, connect_timeout_s=0.5, retries=0)
+
+
+def record_prompts(server: FakeOllama, answer: str) -> list[str]:
+    """Make the fake Ollama ``server`` answer every chat with ``answer``; the list returned receives each chat's
+    prompt (its last message) as it comes, for a test to check what the model was given."""
+    prompts: list[str] = []
+
+    def reply(body: dict) -> Reply:
+        prompts.append(body["messages"][-1]["content"])
+        return Reply(pieces=[answer])
+
+    server.reply_fn = reply
+    return prompts
 
 
 def ask_with_model(settings: Settings, question: str) -> Answer:

@@ -9,7 +9,7 @@ import re
 
 import pytest
 from report_kb import ANNUAL_NAME as NAME
-from report_kb import ask_with_model, fake_ollama_settings, index_folder
+from report_kb import ask_with_model, fake_ollama_settings, index_folder, record_prompts
 
 from eval.kb.pdf_docs import ANNUAL, annual_report
 from retrieval.answerers.headline_summary import asks_overview
@@ -74,15 +74,7 @@ def test_prose_is_told_from_table_text(sentence: str, expected: bool) -> None:
 
 
 def test_with_a_model_the_headline_figures_are_among_its_materials(tmp_path, fake_ollama) -> None:
-    from eval.fake_ollama import Reply
-
-    prompts: list[str] = []
-
-    def reply(body: dict) -> Reply:
-        prompts.append(body["messages"][-1]["content"])
-        return Reply(pieces=["营业收入增长较快[1]。"])
-
-    fake_ollama.reply_fn = reply
+    prompts = record_prompts(fake_ollama, "营业收入增长较快[1]。")
     settings, _ = index_folder(tmp_path, {NAME: annual_report()}, summaries=True,
                                ollama=fake_ollama_settings(fake_ollama.url))
     answer = ask_with_model(settings, "概括星河智能2023年的经营情况。")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from report_kb import ANNUAL_NAME as NAME
-from report_kb import ask_with_model, fake_ollama_settings, index_folder
+from report_kb import ask_with_model, fake_ollama_settings, index_folder, record_prompts
 
 from eval.kb.pdf_docs import annual_report
 from retrieval.service import QuestionService
@@ -47,15 +47,7 @@ def test_an_amount_about_a_topic_is_not_a_summary(service) -> None:
 
 
 def test_with_a_model_the_topic_sections_and_their_items_are_its_materials(tmp_path, fake_ollama) -> None:
-    from eval.fake_ollama import Reply
-
-    prompts: list[str] = []
-
-    def reply(body: dict) -> Reply:
-        prompts.append(body["messages"][-1]["content"])
-        return Reply(pieces=["主要风险包括技术迭代风险和客户集中度风险[1]。"])
-
-    fake_ollama.reply_fn = reply
+    prompts = record_prompts(fake_ollama, "主要风险包括技术迭代风险和客户集中度风险[1]。")
     settings, _ = index_folder(tmp_path, {NAME: annual_report()}, summaries=True,
                                ollama=fake_ollama_settings(fake_ollama.url))
     answer = ask_with_model(settings, "星河智能年报中提示了哪些主要风险？")
