@@ -51,6 +51,7 @@ def asks_overview(question: str) -> bool:
 
 @cache
 def _operations_titles() -> tuple[str, ...]:
+    """The titles an operations section is printed under (``report_sections.txt``, key ``operations``)."""
     return tuple(phrase_table("report_sections").get("title", {}).get("operations", ()))
 
 
@@ -61,6 +62,7 @@ class HeadlineSummary:
         self.cache = ReportCache()
 
     def answer(self, ctx: QuestionContext) -> Answer | None:
+        """The extractive summary; with a model, the figures added to its materials and None."""
         knowledge = knowledge_of(ctx)
         if knowledge is None or not ctx.catalog or not asks_overview(ctx.standalone):
             return None
@@ -99,6 +101,7 @@ class HeadlineSummary:
 
 
 def _heading(report: Report, english: bool) -> str:
+    """The line above the figures: the report, its year, and that they are quoted as printed."""
     year = f" {report.year}" if report.year else ""
     if english:
         return f"Headline figures of {report.name}{year} (as printed, with pages):"
@@ -123,6 +126,7 @@ def _prose(ctx: QuestionContext, knowledge: Knowledge, doc_id: str, english: boo
 
 
 def _material(doc_id: str, report: Report, figures: list[Headline], english: bool) -> Material:
+    """The figures as one model material, each with its page, cited as the report's facts."""
     pages = sorted({f.cited.page for f in figures if f.cited.page is not None})
     text = "\n".join([_heading(report, english), *(f"- {f.line} (p. {f.cited.page})" for f in figures)])
     meta = {"doc_id": doc_id, "path": report.path, "page": pages[0] if pages else None, "kind": "report_facts"}

@@ -27,6 +27,7 @@ class SegmentFacts:
         self.cache = ReportCache()
 
     def answer(self, ctx: QuestionContext) -> Answer | None:
+        """The rows, one citation per page; with a model, the rows added to its materials and None."""
         knowledge = knowledge_of(ctx)
         if knowledge is None or not ctx.catalog or not asks_segments(ctx.standalone):
             return None
@@ -58,6 +59,7 @@ class SegmentFacts:
 
 
 def _heading(report: Report, rows: list[SegmentRow], english: bool) -> str:
+    """The line above the rows: the report, its year and the table's caption as printed."""
     caption = rows[0].amount.caption.strip()
     year = f" {report.year}" if report.year else ""
     if english:
@@ -66,4 +68,5 @@ def _heading(report: Report, rows: list[SegmentRow], english: bool) -> str:
 
 
 def _quote(rows: list[SegmentRow], page: int) -> str:
+    """The first printed row on ``page``: the citation's quote."""
     return next((r.amount.row for r in rows if r.amount.page == page and r.amount.row), "")
