@@ -41,6 +41,7 @@ class EmbedReport:
     elapsed_s: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
+        """The report as ``officeqa embed --json`` prints it (failures as path/message objects)."""
         return {
             "model": self.model, "embedded_chunks": self.embedded_chunks, "documents": self.documents,
             "failed": [{"path": path, "message": message} for path, message in self.failed],
@@ -49,6 +50,7 @@ class EmbedReport:
         }
 
     def summary(self) -> str:
+        """The report as one line for the terminal."""
         if not self.embedded_chunks and not self.failed:
             return (f"background model {self.model}: nothing to embed; "
                     f"{self.covered_chunks}/{self.total_chunks} chunks covered")
@@ -59,12 +61,18 @@ class EmbedReport:
                 f"{self.covered_chunks}/{self.total_chunks} chunks covered")
 
 
+def _coverage(kb: Stores) -> tuple[int, int]:
+    """(chunks the background model covers, indexed chunks), from the coverage summary row."""
+    summary = kb.background_coverage()[0]
+    return int(str(summary["covered_chunks"])), int(str(summary["total_chunks"]))
+
+
 def awaiting(kb: Stores) -> int:
     """Indexed chunks the background model has not embedded yet (0 when the model is off)."""
     if not kb.strong.enabled:
         return 0
-    summary = kb.background_coverage()[0]
-    return int(str(summary["total_chunks"])) - int(str(summary["covered_chunks"]))
+    covered, total = _coverage(kb)
+    return total - covered
 
 
 def embed_now(
@@ -105,8 +113,6 @@ def embed_now(
     else:
         with stop(pool.stop):
             pool.run(until=finished)
-    summary = kb.background_coverage()[0]
-    report.covered_chunks = int(str(summary["covered_chunks"]))
-    report.total_chunks = int(str(summary["total_chunks"]))
+    report.covered_chunks, report.total_chunks = _coverage(kb)
     report.elapsed_s = time.monotonic() - started
     return report

@@ -17,7 +17,7 @@ from indexing.summary import summary_materials
 from officeqa.words import phrase_table
 from prompts.assembler import Material
 from retrieval.answer_texts import based_on
-from retrieval.answerers.summary import report_scope
+from retrieval.answerers.report_in_scope import first_report
 from retrieval.answering import Answer
 from retrieval.citations import Citation, citation_from_metadata
 from retrieval.context import QuestionContext
@@ -51,6 +51,7 @@ def asks_overview(question: str) -> bool:
 
 @cache
 def _operations_titles() -> tuple[str, ...]:
+    """The titles an operations section is printed under (``report_sections.txt``, key ``operations``)."""
     return tuple(phrase_table("report_sections").get("title", {}).get("operations", ()))
 
 
@@ -61,15 +62,14 @@ class HeadlineSummary:
         self.cache = ReportCache()
 
     def answer(self, ctx: QuestionContext) -> Answer | None:
+        """The extractive summary; with a model, the figures added to its materials and None."""
         knowledge = knowledge_of(ctx)
         if knowledge is None or not ctx.catalog or not asks_overview(ctx.standalone):
             return None
-        scope = report_scope(knowledge, ctx)
-        documents = [(d, ctx.catalog[d].path) for d in scope.doc_ids[:1] if d in ctx.catalog]
-        reports = self.cache.reports(knowledge.kb, documents, shown=knowledge.paths.shown)
-        if not reports:
+        found = first_report(self.cache, knowledge, ctx)
+        if found is None:
             return None
-        doc_id, report = documents[0][0], reports[0]
+        scope, doc_id, report = found
         english = ctx.language == "en"
         figures = headline_figures(report, english)
         if not figures:
@@ -101,6 +101,7 @@ class HeadlineSummary:
 
 
 def _heading(report: Report, english: bool) -> str:
+    """The line above the figures: the report, its year, and that they are quoted as printed."""
     year = f" {report.year}" if report.year else ""
     if english:
         return f"Headline figures of {report.name}{year} (as printed, with pages):"
@@ -125,6 +126,7 @@ def _prose(ctx: QuestionContext, knowledge: Knowledge, doc_id: str, english: boo
 
 
 def _material(doc_id: str, report: Report, figures: list[Headline], english: bool) -> Material:
+    """The figures as one model material, each with its page, cited as the report's facts."""
     pages = sorted({f.cited.page for f in figures if f.cited.page is not None})
     text = "\n".join([_heading(report, english), *(f"- {f.line} (p. {f.cited.page})" for f in figures)])
     meta = {"doc_id": doc_id, "path": report.path, "page": pages[0] if pages else None, "kind": "report_facts"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from prompts.assembler import Material
 from retrieval.answer_texts import based_on
-from retrieval.answerers.summary import report_scope
+from retrieval.answerers.report_in_scope import first_report
 from retrieval.answering import Answer
 from retrieval.citations import Citation
 from retrieval.context import QuestionContext
@@ -27,36 +27,39 @@ class SegmentFacts:
         self.cache = ReportCache()
 
     def answer(self, ctx: QuestionContext) -> Answer | None:
+        """The rows, one citation per page; with a model, the rows added to its materials and None."""
         knowledge = knowledge_of(ctx)
         if knowledge is None or not ctx.catalog or not asks_segments(ctx.standalone):
             return None
-        scope = report_scope(knowledge, ctx)
-        documents = [(d, ctx.catalog[d].path) for d in scope.doc_ids[:1] if d in ctx.catalog]
-        reports = self.cache.reports(knowledge.kb, documents, shown=knowledge.paths.shown)
-        rows = segment_rows(reports[0], ctx.standalone) if reports else []
+        found = first_report(self.cache, knowledge, ctx)
+        if found is None:
+            return None
+        scope, doc_id, report = found
+        rows = segment_rows(report, ctx.standalone)
         if not rows:
             return None
         english = ctx.language == "en"
         ctx.scope = scope
-        lines = [_heading(reports[0], rows, english)]
+        lines = [_heading(report, rows, english)]
         pages = sorted({r.amount.page for r in rows if r.amount.page is not None})
         numbers = {page: n for n, page in enumerate(pages, start=1)}
         lines += [f"- {r.line(english)} [{numbers[r.amount.page]}]" if r.amount.page in numbers else
                   f"- {r.line(english)}" for r in rows]
         if ctx.failure is None:  # a model writes the answer: the rows are one more of its materials
-            ctx.extra.append(Material("\n".join(lines), f"{reports[0].name} · p. {', '.join(map(str, pages))}", 1.0,
-                                      f"segments:{documents[0][0]}", reports[0].name,
-                                      meta={"doc_id": documents[0][0], "path": reports[0].path,
+            ctx.extra.append(Material("\n".join(lines), f"{report.name} · p. {', '.join(map(str, pages))}", 1.0,
+                                      f"segments:{doc_id}", report.name,
+                                      meta={"doc_id": doc_id, "path": report.path,
                                             "page": pages[0] if pages else None}))
             return None
-        citations = [Citation(file=reports[0].path, page=page, n=n, doc_id=documents[0][0],
-                              document=reports[0].name, quote=_quote(rows, page)) for page, n in numbers.items()]
+        citations = [Citation(file=report.path, page=page, n=n, doc_id=doc_id,
+                              document=report.name, quote=_quote(rows, page)) for page, n in numbers.items()]
         lines.append(based_on(ctx.scope, ctx.catalog, ctx.language))
         metadata = {**ctx.meta, "scope": ctx.scope.to_json(ctx.catalog), "segment_facts": {"rows": len(rows)}}
         return ctx.reply("\n".join(lines).strip(), citations, "extractive", metadata=metadata)
 
 
 def _heading(report: Report, rows: list[SegmentRow], english: bool) -> str:
+    """The line above the rows: the report, its year and the table's caption as printed."""
     caption = rows[0].amount.caption.strip()
     year = f" {report.year}" if report.year else ""
     if english:
@@ -65,4 +68,5 @@ def _heading(report: Report, rows: list[SegmentRow], english: bool) -> str:
 
 
 def _quote(rows: list[SegmentRow], page: int) -> str:
+    """The first printed row on ``page``: the citation's quote."""
     return next((r.amount.row for r in rows if r.amount.page == page and r.amount.row), "")

@@ -15,6 +15,7 @@ import re
 import unicodedata
 
 from indexing.subjects import entity_key, is_specific
+from officeqa.words import word_list
 from retrieval.answerers.not_in_kb import known_entities
 from retrieval.answering import Answer
 from retrieval.context import QuestionContext
@@ -26,9 +27,9 @@ from retrieval.subjects import can_name_company
 __all__ = ["UnknownCompany", "leading_company"]
 
 _CN_LEAD = re.compile(r"^(?:请问)?([\u4e00-\u9fff]{2,8}?)(?:19|20)\d\d\s*年")
-#: Words that lead a question without naming anyone ("公司2019年…", "本集团2022年…").
-_CN_GENERIC = re.compile(r"本公司|该公司|公司|本集团|集团|企业|我司|本行|上市|子|母|报告期|报告|年报|年度|全年|今年|"
-                         r"去年|上年|本年")
+#: Words that lead a question without naming anyone ("公司2019年…", "本集团2022年…"), tried in file order
+#: (``officeqa/assets/words/company_fillers_zh.txt``).
+_CN_GENERIC = re.compile("|".join(map(re.escape, word_list("company_fillers_zh"))))
 _WORD = r"[A-Z][A-Za-z0-9.\-]*"
 _EN_POSSESSIVE = re.compile(rf"(?<![\w&'’.\-])((?:{_WORD}[ \t]+(?:&[ \t]+)?){{0,4}}{_WORD})['’]s?(?![A-Za-z])")
 _LEADING = re.compile(r"^(?:(?:What|Which|How|Did|Does|Do|Was|Were|Is|Are|The|In|For|Of)\s+)+")
@@ -52,6 +53,7 @@ def leading_company(question: str) -> str | None:
 
 
 def _folded(text: str) -> str:
+    """NFKC, lower case, no spaces: "Procter & Gamble" is found however a page spaces or cases it."""
     return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text).lower().replace("’", "'"))
 
 
@@ -59,6 +61,8 @@ class UnknownCompany:
     """Answers when the question leads with a company name no indexed text holds."""
 
     def answer(self, ctx: QuestionContext) -> Answer | None:
+        """Says the company is not in the knowledge base, or declines (scoped, every report's company unknown, or
+        the name found in indexed text)."""
         knowledge = knowledge_of(ctx)
         if knowledge is None or ctx.scope.method != "retrieved" or ctx.requested:
             return None

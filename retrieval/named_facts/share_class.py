@@ -24,6 +24,7 @@ _CLASSES: dict[str, tuple[str, ...]] = {
 
 
 def _names(folded: str, word: str) -> bool:
+    """Whether lower-cased text names ``word``: a Latin one as a whole word ("ads" not in "loads"), else anywhere."""
     if word.isascii():
         return re.search(rf"(?<![a-z]){re.escape(word)}(?![a-z])", folded) is not None
     return word in folded
@@ -41,6 +42,7 @@ def asks_class_code(question: str) -> bool:
 
 
 def _lists(reading: ReportReading, share_class: str) -> bool:
+    """Whether the report's stock-code or short-name rows name the share class."""
     words = _CLASSES[share_class]
     rows = [f.quote.lower() for key in ("stock_code", "short_name") for f in reading.facts.get(key, ())]
     # "苏常柴B" names the B share in its 简称; a bare class letter is matched after the Chinese name

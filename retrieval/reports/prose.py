@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
+from officeqa.words import word_set
 from retrieval.reports.entities import aliases
 from retrieval.reports.facts import Report
 from retrieval.reports.pick import Cited, ReportAnswer
@@ -37,18 +38,15 @@ _SPAN = re.compile(
 _GROUP_END = re.compile(r"\b(?:at|on|in|by|as|for|during|from|with|to|of|within|per)\b|[(),]", re.IGNORECASE)
 #: Collection words: "patent portfolio" counts patents, "store count" counts stores.
 _COLLECTION = ("portfolio", "count", "headcount")
-_GENERIC = {
-    "number", "total", "value", "year", "end", "year-end", "end-of-year", "period", "annual", "report", "the",
-    "listed", "overall", "current", "reported", "count", "final", "closing", "and", "its", "our", "their",
-    "inc", "corp", "corporation", "ltd", "limited", "plc", "llc", "company", "group", "holdings", "incorporated",
-}  # fmt: skip
+#: Words of a count question that restrict nothing (``officeqa/assets/words/count_fillers.txt``).
+_GENERIC = word_set("count_fillers")
 _STAFF = (
     "employees", "people", "colleagues", "staff", "professionals", "personnel", "workforce",
     "headcount", "workers", "team members", "ftes",
 )  # fmt: skip
-#: Nouns whose "value" is money: a count of loans is not the value of the loan portfolio.
-_MONEY_NOUNS = {"loans", "assets", "investments", "securities", "deposits", "revenues", "sales", "expenses",
-                "costs", "liabilities", "receivables", "dividends", "shares", "options", "units", "notes"}  # fmt: skip
+#: Nouns whose "value" is money: a count of loans is not the value of the loan portfolio
+#: (``officeqa/assets/words/money_nouns.txt``).
+_MONEY_NOUNS = word_set("money_nouns")
 _NUMBER = r"(?<![\d.,$€£¥-])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k\b|thousand\b|million\b)?"
 _SCALE = {"k": Decimal(1000), "thousand": Decimal(1000), "million": Decimal(1_000_000)}
 _WORD = re.compile(r"[a-z][a-z&-]*")
@@ -66,10 +64,12 @@ class Count:
 
 
 def _fold(text: str) -> str:
+    """NFKC, lower case, curly apostrophes straight: questions and pages compared alike."""
     return unicodedata.normalize("NFKC", text).lower().replace("’", "'")
 
 
 def _plural(word: str) -> str:
+    """The plural a report prints a counted noun in ("patent portfolio" counts "patents", "company" "companies")."""
     if word.endswith("s"):
         return word
     return word[:-1] + "ies" if word.endswith("y") and word[-2:-1] not in "aeiou" else word + "s"
@@ -129,12 +129,15 @@ _PLANNED = re.compile(r"\b(?:plan\w*|target\w*|expect\w*|intend\w*|announc\w*|wi
 
 @dataclass(frozen=True, slots=True)
 class _Seen:
+    """One sighting of a candidate value: the page and the sentence (cut to 300 characters) printing it."""
+
     value: Decimal
     page: int | None
     sentence: str
 
 
 def _value(number: str, scale: str | None) -> Decimal | None:
+    """The whole number printed (times "thousand", "million"), or None for a bare year or a fraction."""
     try:
         value = Decimal(number.replace(",", ""))
     except InvalidOperation:
@@ -147,16 +150,21 @@ def _value(number: str, scale: str | None) -> Decimal | None:
 
 
 def _sentences(text: str) -> list[str]:
+    """A page's text split into sentences, paragraphs and bullet items: a count is read within one."""
     return [s.strip() for s in re.split(r"(?<=[.;!?])\s+(?=[A-Z•\d(])|\n{2,}|•", text) if s.strip()]
 
 
 def _page_has(page_words: set[str], qualifier: str) -> bool:
+    """Whether the page prints the qualifier: a short one as a word, a longer one as any word's start (so
+    "pharma" is printed by "pharmaceutical")."""
     if len(qualifier) <= 3:
         return qualifier in page_words
     return any(w.startswith(qualifier) for w in page_words)
 
 
 def _candidates(count: Count, report: Report) -> list[_Seen]:
+    """Every number printed as the count asked (the noun after it, only asked words between, stated as the
+    company's), on pages that print every qualifier of the question."""
     nouns = "|".join(re.escape(n) for n in count.nouns)
     lead = _REDUCTION_LEAD if count.reduction else ""
     pattern = re.compile(lead + _NUMBER + r"\s+((?:[a-z][a-z-]*\s+){0,3}?)(?:" + nouns + r")\b")
@@ -221,6 +229,7 @@ def _most_printed(seen: Sequence[_Seen]) -> _Seen | None:
 
 
 def _answer(report: Report, seen: _Seen, shown: str, unit: str | None) -> ReportAnswer:
+    """The figure answer quoting the sentence that prints it, cited with its page."""
     original = " ".join(seen.sentence.split())
     text = (
         f"{shown} (printed in the report's text, not in a table): \"{original}\"\n"

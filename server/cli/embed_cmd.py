@@ -26,6 +26,7 @@ LINE_EVERY_S = 30.0
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``officeqa embed`` to the command line."""
     p = subparsers.add_parser(
         "embed", help="Run the background embedding model now over the chunks it has not covered (resumable)."
     )
@@ -65,6 +66,7 @@ class ChunkProgress:
                          dynamic_ncols=True, desc="background model")
 
     def stored(self, chunks: int) -> None:
+        """Count a stored batch of ``chunks``: the bar moves, or a line is printed when 30 s have passed."""
         self.done += chunks
         self._bar.update(chunks)
         now = time.monotonic()
@@ -75,6 +77,7 @@ class ChunkProgress:
             print(f"progress: {self.done}/{self.total} chunks, {rate:.1f} chunks/s{left}", file=sys.stderr, flush=True)
 
     def close(self) -> None:
+        """End the bar (its last state stays on the terminal)."""
         self._bar.close()
 
 
@@ -97,6 +100,7 @@ def embed_in_foreground(kb: Stores, as_json: bool, progress: bool) -> EmbedRepor
 
 
 def print_embed_report(report: EmbedReport, as_json: bool) -> None:
+    """The report on stdout (failures on stderr), and how to go on when chunks still wait."""
     if as_json:
         print_json_line({"event": "embed_report", **report.to_json()})
         return
@@ -109,6 +113,7 @@ def print_embed_report(report: EmbedReport, as_json: bool) -> None:
 
 
 def run_embed(args: argparse.Namespace, settings: Settings) -> int:
+    """``officeqa embed``: exit 4 when a document failed, else 0."""
     from indexing.storage import open_knowledge_base
 
     with open_knowledge_base(settings) as kb:
@@ -118,6 +123,7 @@ def run_embed(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _duration(seconds: float) -> str:
+    """A rough duration for a person: seconds, minutes or hours."""
     if seconds < 90:
         return f"{max(1, round(seconds))} s"
     if seconds < 5400:

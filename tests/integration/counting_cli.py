@@ -18,8 +18,10 @@ from officeqa.embeddings import HashEmbedder
 
 
 class LoggingEmbedder(HashEmbedder):
-    def __init__(self, log: str, run: str) -> None:
-        super().__init__(dim=256)
+    """The hash embedder (256 dimensions unless told) appending ``RUN<TAB>sha1(text)`` to LOG for each text."""
+
+    def __init__(self, log: str, run: str, dim: int = 256, ngram_range: tuple[int, int] = (1, 3)) -> None:
+        super().__init__(dim=dim, ngram_range=ngram_range)
         self.log = log
         self.run = run
 

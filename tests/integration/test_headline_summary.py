@@ -8,28 +8,18 @@ from __future__ import annotations
 import re
 
 import pytest
+from report_kb import ANNUAL_NAME as NAME
+from report_kb import ask_with_model, fake_ollama_settings, index_folder, record_prompts
 
-from eval.harness import build_summary_trees
 from eval.kb.pdf_docs import ANNUAL, annual_report
-from indexing.storage import open_knowledge_base
-from officeqa.settings import EmbeddingSettings, Settings
 from retrieval.answerers.headline_summary import asks_overview
 from retrieval.section_prose import is_prose
 from retrieval.service import QuestionService
 
-NAME = "星河智能2023年年度报告.pdf"
-
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("headline")
-    docs = root / "kb"
-    docs.mkdir()
-    (docs / NAME).write_bytes(annual_report())
-    settings = Settings(data_dir=root / "data", embedding=EmbeddingSettings(backend="hash"))
-    with open_knowledge_base(settings) as kb:
-        assert not kb.index_paths([docs]).failed
-        build_summary_trees(kb)
+    settings, _ = index_folder(tmp_path_factory.mktemp("headline"), {NAME: annual_report()}, summaries=True)
     with QuestionService.open(settings) as opened:
         yield opened
 
@@ -84,30 +74,9 @@ def test_prose_is_told_from_table_text(sentence: str, expected: bool) -> None:
 
 
 def test_with_a_model_the_headline_figures_are_among_its_materials(tmp_path, fake_ollama) -> None:
-    from eval.fake_ollama import Reply
-    from officeqa.generation import OllamaGenerator
-    from officeqa.settings import OllamaSettings
-
-    prompts: list[str] = []
-
-    def reply(body: dict) -> Reply:
-        prompts.append(body["messages"][-1]["content"])
-        return Reply(pieces=["营业收入增长较快[1]。"])
-
-    fake_ollama.reply_fn = reply
-    docs = tmp_path / "kb"
-    docs.mkdir()
-    (docs / NAME).write_bytes(annual_report())
-    settings = Settings(data_dir=tmp_path / "data", embedding=EmbeddingSettings(backend="hash"),
-                        ollama=OllamaSettings(host=fake_ollama.url, connect_timeout_s=0.5, retries=0))
-    with open_knowledge_base(settings) as kb:
-        assert not kb.index_paths([docs]).failed
-        build_summary_trees(kb)
-    generator = OllamaGenerator(settings.ollama)
-    try:
-        with QuestionService.open(settings, generator=generator) as opened:
-            answer = opened.ask("概括星河智能2023年的经营情况。")
-    finally:
-        generator.close()
+    prompts = record_prompts(fake_ollama, "营业收入增长较快[1]。")
+    settings, _ = index_folder(tmp_path, {NAME: annual_report()}, summaries=True,
+                               ollama=fake_ollama_settings(fake_ollama.url))
+    answer = ask_with_model(settings, "概括星河智能2023年的经营情况。")
     assert answer.mode == "model", answer.metadata
     assert prompts and f"{ANNUAL.revenue:,.2f}" in prompts[-1] and f"{ANNUAL.cash_flow:,.2f}" in prompts[-1]

@@ -11,17 +11,16 @@ from __future__ import annotations
 import io
 
 import pytest
+from report_kb import ANNUAL_NAME as CHINESE
+from report_kb import index_folder
 from reportlab.lib.pagesizes import LETTER
 from reportlab.lib.styles import getSampleStyleSheet
 from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate, Table
 
 from eval.kb.pdf_docs import annual_report
-from indexing.storage import open_knowledge_base
-from officeqa.settings import EmbeddingSettings, Settings
 from retrieval.answering import Answer
 from retrieval.service import QuestionService
 
-CHINESE = "星河智能2023年年度报告.pdf"
 ENGLISH = "northwind_10k_2024.pdf"
 
 
@@ -67,14 +66,7 @@ def _ten_k() -> bytes:
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("named")
-    docs = root / "kb"
-    docs.mkdir()
-    (docs / CHINESE).write_bytes(annual_report())
-    (docs / ENGLISH).write_bytes(_ten_k())
-    settings = Settings(data_dir=root / "data", embedding=EmbeddingSettings(backend="hash"))
-    with open_knowledge_base(settings) as kb:
-        assert not kb.index_paths([docs]).failed
+    settings, docs = index_folder(tmp_path_factory.mktemp("named"), {CHINESE: annual_report(), ENGLISH: _ten_k()})
     with QuestionService.open(settings) as opened:
         yield opened, docs
 

@@ -7,15 +7,14 @@ said so and states no figure; the questions the report does answer are still ans
 from __future__ import annotations
 
 import pytest
+from report_kb import ANNUAL_NAME as NAME
+from report_kb import index_folder
 
 from eval.answer_metrics import says_not_found, states_figure
 from eval.kb.pdf_docs import ANNUAL, annual_report
-from indexing.storage import open_knowledge_base
-from officeqa.settings import EmbeddingSettings, Settings
 from retrieval.answerers.unknown_company import leading_company
 from retrieval.service import QuestionService
 
-NAME = "星河智能2023年年度报告.pdf"
 MEMO = """# Northwind Logistics partnership memo
 
 Northwind Logistics will pilot the dispatch terminals in two warehouses from March. Its net sales grew in 2023.
@@ -24,14 +23,7 @@ Northwind Logistics will pilot the dispatch terminals in two warehouses from Mar
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("absent")
-    docs = root / "kb"
-    docs.mkdir()
-    (docs / NAME).write_bytes(annual_report())
-    (docs / "northwind_memo.md").write_text(MEMO, encoding="utf-8")
-    settings = Settings(data_dir=root / "data", embedding=EmbeddingSettings(backend="hash"))
-    with open_knowledge_base(settings) as kb:
-        assert not kb.index_paths([docs]).failed
+    settings, _ = index_folder(tmp_path_factory.mktemp("absent"), {NAME: annual_report(), "northwind_memo.md": MEMO})
     with QuestionService.open(settings) as opened:
         yield opened
 

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from report_kb import ANNUAL_NAME as NAME
+from report_kb import index_folder
 
 from eval.answer_metrics import check_expectation
 from eval.kb.pdf_docs import annual_report
@@ -16,23 +18,15 @@ from eval.tasks import load_tasks
 from indexing.registry import INDEXED
 from indexing.storage import open_knowledge_base
 from officeqa.scripts import detect_language
-from officeqa.settings import EmbeddingSettings, Settings
+from officeqa.settings import Settings
 from retrieval.reports.answerer import ROUTE, ReportCache, answer_with_facts
 
 ANNUAL = Path(__file__).resolve().parents[2] / "eval" / "annual"
-NAME = "星河智能2023年年度报告.pdf"
 
 
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, Path]:
-    root = tmp_path_factory.mktemp("annual")
-    docs = root / "kb"
-    docs.mkdir()
-    (docs / NAME).write_bytes(annual_report())
-    settings = Settings(data_dir=root / "data", embedding=EmbeddingSettings(backend="hash"))
-    with open_knowledge_base(settings) as kb:
-        assert not kb.index_paths([docs]).failed
-    return settings, docs
+    return index_folder(tmp_path_factory.mktemp("annual"), {NAME: annual_report()})
 
 
 def _outcomes(settings: Settings, docs: Path) -> dict[str, dict[str, int]]:

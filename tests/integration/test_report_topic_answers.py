@@ -6,28 +6,19 @@ topic (not its root summary), then that section's own items quoted, each cited w
 from __future__ import annotations
 
 import pytest
+from report_kb import ANNUAL_NAME as NAME
+from report_kb import ask_with_model, fake_ollama_settings, index_folder, record_prompts
 
-from eval.harness import build_summary_trees
 from eval.kb.pdf_docs import annual_report
-from indexing.storage import open_knowledge_base
-from officeqa.settings import EmbeddingSettings, Settings
 from retrieval.service import QuestionService
 
-NAME = "星河智能2023年年度报告.pdf"
 RISKS = ("技术迭代风险", "市场竞争加剧风险", "客户集中度风险", "应收账款回收风险", "核心人才流失风险",
          "原材料价格波动风险")
 
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("topics")
-    docs = root / "kb"
-    docs.mkdir()
-    (docs / NAME).write_bytes(annual_report())
-    settings = Settings(data_dir=root / "data", embedding=EmbeddingSettings(backend="hash"))
-    with open_knowledge_base(settings) as kb:
-        assert not kb.index_paths([docs]).failed
-        build_summary_trees(kb)
+    settings, docs = index_folder(tmp_path_factory.mktemp("topics"), {NAME: annual_report()}, summaries=True)
     with QuestionService.open(settings) as opened:
         yield opened, docs
 
@@ -56,31 +47,10 @@ def test_an_amount_about_a_topic_is_not_a_summary(service) -> None:
 
 
 def test_with_a_model_the_topic_sections_and_their_items_are_its_materials(tmp_path, fake_ollama) -> None:
-    from eval.fake_ollama import Reply
-    from officeqa.generation import OllamaGenerator
-    from officeqa.settings import OllamaSettings
-
-    prompts: list[str] = []
-
-    def reply(body: dict) -> Reply:
-        prompts.append(body["messages"][-1]["content"])
-        return Reply(pieces=["主要风险包括技术迭代风险和客户集中度风险[1]。"])
-
-    fake_ollama.reply_fn = reply
-    docs = tmp_path / "kb"
-    docs.mkdir()
-    (docs / NAME).write_bytes(annual_report())
-    settings = Settings(data_dir=tmp_path / "data", embedding=EmbeddingSettings(backend="hash"),
-                        ollama=OllamaSettings(host=fake_ollama.url, connect_timeout_s=0.5, retries=0))
-    with open_knowledge_base(settings) as kb:
-        assert not kb.index_paths([docs]).failed
-        build_summary_trees(kb)
-    generator = OllamaGenerator(settings.ollama)
-    try:
-        with QuestionService.open(settings, generator=generator) as opened:
-            answer = opened.ask("星河智能年报中提示了哪些主要风险？")
-    finally:
-        generator.close()
+    prompts = record_prompts(fake_ollama, "主要风险包括技术迭代风险和客户集中度风险[1]。")
+    settings, _ = index_folder(tmp_path, {NAME: annual_report()}, summaries=True,
+                               ollama=fake_ollama_settings(fake_ollama.url))
+    answer = ask_with_model(settings, "星河智能年报中提示了哪些主要风险？")
     assert answer.mode == "model" and answer.metadata["summary"]["topic_sections"], answer.metadata
     assert prompts and "可能面对的风险" in prompts[-1]
     assert sum(risk in prompts[-1] for risk in RISKS) >= 5  # the section's own items, not only its summary

@@ -6,6 +6,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from report_blocks import LEADER, para, report_of
 
 from indexing.reports.currency import iso_currency, report_currency
 from indexing.reports.extract import extract_report
@@ -15,40 +16,31 @@ from retrieval.reports.answer import answer_from_facts
 from retrieval.reports.facts import Report, load_report
 from retrieval.reports.lookup import column_term
 
-_LEADER = " " + "." * 60 + " "
-
-
-def _para(text: str, page: int) -> Block:
-    return Block(BlockType.PARAGRAPH, text=text, page=page)
-
 
 def _bank(extra: str = "") -> ParsedDocument:
     blocks = [
         Block(BlockType.HEADING, text="FNCB BANCORP, INC. 2022 ANNUAL REPORT", level=1, page=1),
-        _para("Annual report on Form 10-K filed with the Securities and Exchange Commission " * 5 + extra, 1),
-        _para("for the fiscal year ended December 31, 2022", 1),
+        para("Annual report on Form 10-K filed with the Securities and Exchange Commission " * 5 + extra, 1),
+        para("for the fiscal year ended December 31, 2022", 1),
         Block(BlockType.HEADING, text="Selected Financial Highlights", level=2, page=2),
-        _para("Asset Quality Data: 2022 2021 2020", 2),
-        _para("Non-performing loans/total loans 0.25% 0.39% 0.62% Net charge offs/loans 0.02% (0.03%) (0.12%)", 2),
+        para("Asset Quality Data: 2022 2021 2020", 2),
+        para("Non-performing loans/total loans 0.25% 0.39% 0.62% Net charge offs/loans 0.02% (0.03%) (0.12%)", 2),
         Block(BlockType.HEADING, text="CONSOLIDATED STATEMENTS OF CASH FLOWS", level=2, page=71),
-        _para("December 31, (in thousands) 2022 2021 Cash flows from operating activities:", 71),
-        _para(f"Net income{_LEADER}$ 20,445 $ 21,371", 71),
-        _para(f"Equity in trust{_LEADER}(11 ) (6 ) Depreciation{_LEADER}1,565 1,567", 71),
-        _para(f"Net cash provided by operating activities{_LEADER}19,970 24,158", 71),
+        para("December 31, (in thousands) 2022 2021 Cash flows from operating activities:", 71),
+        para(f"Net income{LEADER}$ 20,445 $ 21,371", 71),
+        para(f"Equity in trust{LEADER}(11 ) (6 ) Depreciation{LEADER}1,565 1,567", 71),
+        para(f"Net cash provided by operating activities{LEADER}19,970 24,158", 71),
     ]
     return ParsedDocument(path="/kb/fncb.pdf", file_type="pdf", blocks=blocks)
 
 
 @pytest.fixture(scope="module")
 def fncb() -> Report:
-    document = _bank()
-    data = extract_report(document)
-    assert data is not None
-    return load_report(document.path, "fncb.pdf", data, "\n".join(b.text for b in document.blocks))
+    return report_of(_bank(), "fncb.pdf")
 
 
 def test_dot_leaders_spaced_parentheses_and_four_digit_figures_are_read() -> None:
-    assert split_rows(f"Equity in trust{_LEADER}(11 ) (6 ) Depreciation{_LEADER}1,565 1565") == [
+    assert split_rows(f"Equity in trust{LEADER}(11 ) (6 ) Depreciation{LEADER}1,565 1565") == [
         ("Equity in trust", ["(11)", "(6)"]),
         ("Depreciation", ["1,565", "1565"]),
     ]
@@ -86,7 +78,7 @@ def test_an_amount_asked_in_another_currency_states_no_figure_as_that_currency(f
 
 def test_a_report_that_does_not_tell_its_currency_gives_no_figure_in_one() -> None:
     document = _bank()
-    document.blocks[1] = _para("Annual report", 1)  # no SEC filing, no currency named
+    document.blocks[1] = para("Annual report", 1)  # no SEC filing, no currency named
     data = extract_report(document)
     assert data is not None and "currency" not in data
     report = load_report(document.path, "fncb.pdf", data)
@@ -104,7 +96,7 @@ def test_the_report_currency_from_filings_listings_and_names() -> None:
 
 def test_an_amount_without_a_printed_unit_is_not_given_in_a_currency() -> None:
     document = _bank()
-    document.blocks[7] = _para("December 31, 2022 2021 Cash flows from operating activities:", 71)  # no unit
+    document.blocks[7] = para("December 31, 2022 2021 Cash flows from operating activities:", 71)  # no unit
     data = extract_report(document)
     assert data is not None
     report = load_report(document.path, "fncb.pdf", data)
@@ -115,8 +107,8 @@ def test_an_amount_without_a_printed_unit_is_not_given_in_a_currency() -> None:
 def test_the_unit_line_above_a_text_table_is_its_unit() -> None:
     document = _bank()
     document.blocks[7:8] = [
-        _para("(Expressed in thousands of United States dollars)", 71),
-        _para("Year ended December 31, 2022 2021", 71),
+        para("(Expressed in thousands of United States dollars)", 71),
+        para("Year ended December 31, 2022 2021", 71),
     ]
     data = extract_report(document)
     assert data is not None
@@ -127,7 +119,7 @@ def test_the_unit_line_above_a_text_table_is_its_unit() -> None:
 
 def test_a_per_share_row_of_a_table_in_thousands_is_in_currency_units() -> None:
     document = _bank()
-    document.blocks.append(_para("Basic earnings (loss) per share (dollars) (1.03) 0.13", 71))
+    document.blocks.append(para("Basic earnings (loss) per share (dollars) (1.03) 0.13", 71))
     data = extract_report(document)
     assert data is not None
     eps = [f for f in data["facts"] if f["label"].startswith("Basic earnings")]
@@ -148,7 +140,7 @@ def test_a_per_share_row_of_a_table_in_thousands_is_in_currency_units() -> None:
 )
 def test_english_statement_captions_have_their_synonyms(label: str, question: str) -> None:
     document = _bank()
-    document.blocks[8:11] = [_para(f"{label}{_LEADER}1,234 1,111", 71)]  # the statement's only row
+    document.blocks[8:11] = [para(f"{label}{LEADER}1,234 1,111", 71)]  # the statement's only row
     data = extract_report(document)
     assert data is not None
     report = load_report(document.path, "fncb.pdf", data)

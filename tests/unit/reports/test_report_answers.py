@@ -3,20 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from report_blocks import heading, para, report_of
 
 from eval.answer_metrics import numbers_in, says_not_found, states_figure
-from indexing.reports.extract import extract_report
 from officeqa.domain import Block, BlockType, ParsedDocument
 from retrieval.reports.answer import answer_from_facts
-from retrieval.reports.facts import Report, load_report
-
-
-def _heading(text: str, page: int) -> Block:
-    return Block(BlockType.HEADING, text=text, level=2, page=page)
-
-
-def _para(text: str, page: int) -> Block:
-    return Block(BlockType.PARAGRAPH, text=text, page=page)
+from retrieval.reports.facts import Report
 
 
 def _report(name: str, full_name: str, short: str, revenue: tuple[str, str, str], text: str = "") -> Report:
@@ -24,7 +16,7 @@ def _report(name: str, full_name: str, short: str, revenue: tuple[str, str, str]
         Block(BlockType.HEADING, text=full_name, level=1, page=1),
         Block(BlockType.HEADING, text="2019 年年度报告", level=1, page=1),
         Block.table([["股票简称", short]], [], page=4),
-        _heading("六、主要会计数据和财务指标", 6),
+        heading("六、主要会计数据和财务指标", 6),
         Block.table(
             [["", "2019年", "2018年", "本年比上年增减", "2017年"]],
             [
@@ -36,15 +28,15 @@ def _report(name: str, full_name: str, short: str, revenue: tuple[str, str, str]
             ],
             page=6,
         ),
-        _heading("八、分季度主要财务指标", 6),
-        _para("单位：元", 6),
+        heading("八、分季度主要财务指标", 6),
+        para("单位：元", 6),
         Block.table(
             [["", "第一季度", "第二季度", "第三季度", "第四季度"]],
             [["营业收入", "671,627,813.92", "947,833,500.94", "892,688,825.56", "1,021,560,444.56"]],
             page=6,
         ),
-        _heading("(1)营业收入构成", 11),
-        _para("单位：元", 11),
+        heading("(1)营业收入构成", 11),
+        para("单位：元", 11),
         Block.table(
             [["", "2019年", "", "2018年", "", ""]],
             [
@@ -54,9 +46,9 @@ def _report(name: str, full_name: str, short: str, revenue: tuple[str, str, str]
             ],
             page=11,
         ),
-        _heading("二、财务报表", 67),
-        _para("3、合并利润表", 67),
-        _para("单位：元", 67),
+        heading("二、财务报表", 67),
+        para("3、合并利润表", 67),
+        para("单位：元", 67),
         Block.table(
             [["项目", "2019年度", "2018年度"]],
             [
@@ -67,17 +59,14 @@ def _report(name: str, full_name: str, short: str, revenue: tuple[str, str, str]
             ],
             page=67,
         ),
-        _para("4、母公司利润表", 69),
-        _para("单位：元", 69),
+        para("4、母公司利润表", 69),
+        para("单位：元", 69),
         Block.table(
             [["项目", "2019年度", "2018年度"]], [["一、营业收入", "1,722,665,075.03", "1,500,000,000.00"]], page=69
         ),
-        _para(text or "公司专注于连接器与继电器的研制。", 70),
+        para(text or "公司专注于连接器与继电器的研制。", 70),
     ]
-    document = ParsedDocument(path=f"/kb/{name}", file_type="pdf", blocks=blocks)
-    data = extract_report(document)
-    assert data is not None
-    return load_report(f"/kb/{name}", name, data, "\n".join(b.text for b in blocks))
+    return report_of(ParsedDocument(path=f"/kb/{name}", file_type="pdf", blocks=blocks), name)
 
 
 @pytest.fixture(scope="module")

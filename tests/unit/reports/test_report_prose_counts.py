@@ -6,79 +6,64 @@ words the page never prints, or when two values are printed equally often."""
 from __future__ import annotations
 
 import pytest
+from report_blocks import LEADER, heading, para, report_of
 
-from indexing.reports.extract import extract_report
 from officeqa.domain import Block, BlockRole, BlockType, ParsedDocument
 from retrieval.reports.answer import answer_from_facts
-from retrieval.reports.answerer import prose_pages
-from retrieval.reports.facts import Report, load_report
+from retrieval.reports.facts import Report
 from retrieval.reports.prose import asked_count, prose_count, prose_dividend
-
-_LEADER = " " + "." * 60 + " "
-
-
-def _para(text: str, page: int) -> Block:
-    return Block(BlockType.PARAGRAPH, text=text, page=page)
-
-
-def _head(text: str, page: int) -> Block:
-    return Block(BlockType.HEADING, text=text, level=3, page=page)
 
 
 def _document() -> ParsedDocument:
     blocks = [
         Block(BlockType.HEADING, text="NORTHWIND ROBOTICS, INC. 2022 ANNUAL REPORT", level=1, page=1),
-        _para("Annual report on Form 10-K filed with the Securities and Exchange Commission " * 5, 1),
-        _para("for the fiscal year ended December 31, 2022", 1),
+        para("Annual report on Form 10-K filed with the Securities and Exchange Commission " * 5, 1),
+        para("for the fiscal year ended December 31, 2022", 1),
         # a shareholder letter whose lines are separate blocks, as PDF parsers give them
-        _head("2022 was another strong year for Northwind. We employ nearly 4,100", 3),
-        _head("colleagues and 300 contractors, delivered our mission.", 3),
-        _para("We hired approximately 900 colleagues this year.", 3),
+        heading("2022 was another strong year for Northwind. We employ nearly 4,100", 3, level=3),
+        heading("colleagues and 300 contractors, delivered our mission.", 3, level=3),
+        para("We hired approximately 900 colleagues this year.", 3),
         Block(BlockType.PARAGRAPH, text="Table of Contents 12", page=9, role=BlockRole.HEADER),
-        _para(
+        para(
             "Intellectual Property. We own a portfolio of patents and trademarks. As of December 31, 2022, we owned "
             "over 1,300 patents and pending applications, including U.S. and foreign. Our active portfolio of "
             "aerospace technology contains 1,300 patents, and approximately 160 new patents are granted each year.",
             9,
         ),
-        _para("Our workforce is comprised of approximately 4,100 employees (as of December 31, 2022).", 10),
-        _para("Robots in service: we shipped 2,000 units, and we operate 40 robots in our own plants.", 11),
-        _para("At year end we had 40 robots.", 12),
-        _para("We hold 109 patents granted in other jurisdictions.", 13),
-        _para("We serve 500 customers worldwide. We had 60 customers in Ohio.", 14),
-        _para("Dividend Policy. We currently pay a regular quarterly cash dividend of $0.27 per common share.", 20),
-        _para(
+        para("Our workforce is comprised of approximately 4,100 employees (as of December 31, 2022).", 10),
+        para("Robots in service: we shipped 2,000 units, and we operate 40 robots in our own plants.", 11),
+        para("At year end we had 40 robots.", 12),
+        para("We hold 109 patents granted in other jurisdictions.", 13),
+        para("We serve 500 customers worldwide. We had 60 customers in Ohio.", 14),
+        para("Dividend Policy. We currently pay a regular quarterly cash dividend of $0.27 per common share.", 20),
+        para(
             "We declared a dividend of $0.27 per common share for the quarter ended December 31, 2022. We paid a "
             "dividend of $0.25 per common share for the quarter ended March 31, 2022. In 2021 we paid dividends of "
             "$0.88 per share and dividends of $0.88 per share in 2020.",
             21,
         ),
-        _para(
+        para(
             "The Board expects a one-time special dividend of $1.08 per share. The Board declared a dividend of "
             "$1.08 per share on the Series A Preferred Stock. A dividend of $1.08 per share was declared on the "
             "Series B Preferred Stock.",
             22,
         ),
-        _para(
+        para(
             "We have already finalised most of the planned gross reduction of 1,000 full-time positions. The "
             "reduction of almost 800 positions was contracted by the end of 2022, the majority of them in Ohio.",
             30,
         ),
         Block(BlockType.HEADING, text="CONSOLIDATED STATEMENTS OF CASH FLOWS", level=2, page=71),
-        _para("December 31, (in thousands) 2022 2021 Cash flows from operating activities:", 71),
-        _para(f"Net income{_LEADER}$ 20,445 $ 21,371", 71),
-        _para(f"Net cash provided by operating activities{_LEADER}19,970 24,158", 71),
+        para("December 31, (in thousands) 2022 2021 Cash flows from operating activities:", 71),
+        para(f"Net income{LEADER}$ 20,445 $ 21,371", 71),
+        para(f"Net cash provided by operating activities{LEADER}19,970 24,158", 71),
     ]
     return ParsedDocument(path="/kb/northwind.pdf", file_type="pdf", blocks=blocks)
 
 
 @pytest.fixture(scope="module")
 def northwind() -> Report:
-    document = _document()
-    data = extract_report(document)
-    assert data is not None
-    text = "\n".join(b.text for b in document.blocks)
-    return load_report(document.path, "northwind.pdf", data, text, prose_pages(document.blocks))
+    return report_of(_document(), "northwind.pdf", prose=True)
 
 
 def _ask(question: str, report: Report) -> tuple[str | None, list[int | None]]:

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from report_blocks import heading, report_of
 
-from indexing.reports.extract import extract_report
 from officeqa.domain import Block, BlockType, ParsedDocument
-from retrieval.reports.facts import Report, load_report
+from retrieval.reports.facts import Report
 from retrieval.reports.headline import headline_figures
 from retrieval.reports.segments import asks_segments, segment_rows
-
-
-def _heading(text: str, page: int) -> Block:
-    return Block(BlockType.HEADING, text=text, level=2, page=page)
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +16,7 @@ def report() -> Report:
     blocks = [
         Block(BlockType.HEADING, text="浙江海翔药业股份有限公司", level=1, page=1),
         Block(BlockType.HEADING, text="2019 年年度报告", level=1, page=1),
-        _heading("六、主要会计数据和财务指标", 7),
+        heading("六、主要会计数据和财务指标", 7),
         Block.table(
             [["", "2019年", "2018年", "本年比上年增减", "2017年"]],
             [
@@ -31,7 +27,7 @@ def report() -> Report:
             ],
             page=7,
         ),
-        _heading("(1)营业收入构成", 15),
+        heading("(1)营业收入构成", 15),
         Block(BlockType.PARAGRAPH, text="单位：元", page=15),
         Block.table(
             [["", "2019年", "", "2018年", "", ""]],
@@ -46,10 +42,7 @@ def report() -> Report:
             page=15,
         ),
     ]
-    document = ParsedDocument(path="/kb/haixiang.pdf", file_type="pdf", blocks=blocks)
-    data = extract_report(document)
-    assert data is not None
-    return load_report("/kb/haixiang.pdf", "haixiang.pdf", data, "\n".join(b.text for b in blocks))
+    return report_of(ParsedDocument(path="/kb/haixiang.pdf", file_type="pdf", blocks=blocks), "haixiang.pdf")
 
 
 def test_headline_figures_are_printed_with_unit_change_and_page(report: Report) -> None:
