@@ -40,7 +40,7 @@ class _Part:
 def _lines(section: Section) -> list[tuple[str, Piece]]:
     """The section's lines after its heading line, with the piece each lies in."""
     lines = [(line.strip().lstrip("#").strip(), piece) for piece in section.pieces for line in piece.text.splitlines()
-             if line.strip().lstrip("#").strip()]
+             if line.strip().lstrip("#").strip() and "|" not in line]  # a table's header row is never prose
     if lines and fold_title(lines[0][0]) == fold_title(section.title):
         lines = lines[1:]
     return lines

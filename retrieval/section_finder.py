@@ -42,6 +42,8 @@ _TOC = re.compile(r"\.{4,}|…{2,}|·{4,}|\s\d{1,3}\s*$")
 _NOT_TITLE = re.compile(r"[。，；;“”\"]|[.,]$")
 #: Chunks a capitalised line may repeat on before it is a running page header, not a heading.
 _HEADER_CHUNKS = 3
+#: Letters a Latin heading's words need to name it ("Outlook" does; "Tax" is a word of too many questions).
+_MIN_LATIN = 5
 #: Chunks of one section read at most (a 年报 chapter of twenty pages).
 MAX_CHUNKS = 48
 #: A question that names a section by its form, whether or not the document has it.
@@ -129,7 +131,7 @@ def _match(heading: str, folded: str, ordinals: list[tuple[int, str]]) -> int:
     if ordinal is not None and ordinal in ordinals:
         return 1000
     words = fold_title(heading)
-    long_enough = len(words) >= (8 if words.isascii() else 2)
+    long_enough = len(words) >= (_MIN_LATIN if words.isascii() else 2)
     return len(words) if long_enough and not is_generic(words) and words in folded else 0
 
 
