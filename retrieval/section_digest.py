@@ -23,6 +23,9 @@ __all__ = ["MAX_CHARS", "digest"]
 #: Characters of a digest (Chinese; English gets twice as many: its words are longer).
 MAX_CHARS = 2000
 _HEAD_CHARS = 40
+#: A table's header row ("主要资产 | 重大变化说明") or a form's check boxes ("□ 是 √ 否"): never prose, and glued to the
+#: sentence after it (a PDF's lines are joined) it would make that sentence read as a table row.
+_FORM_LINE = re.compile(r"[|□√]")
 _NUMERAL = r"[\d一二三四五六七八九十]{1,3}"
 _HEAD = re.compile(rf"^\s*(?:[（(]\s*{_NUMERAL}\s*[)）]|{_NUMERAL}\s*[、.．])\s*\S")
 
@@ -40,7 +43,7 @@ class _Part:
 def _lines(section: Section) -> list[tuple[str, Piece]]:
     """The section's lines after its heading line, with the piece each lies in."""
     lines = [(line.strip().lstrip("#").strip(), piece) for piece in section.pieces for line in piece.text.splitlines()
-             if line.strip().lstrip("#").strip() and "|" not in line]  # a table's header row is never prose
+             if line.strip().lstrip("#").strip() and not _FORM_LINE.search(line)]
     if lines and fold_title(lines[0][0]) == fold_title(section.title):
         lines = lines[1:]
     return lines
