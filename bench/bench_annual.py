@@ -38,7 +38,7 @@ from officeqa.settings import Settings, load_settings
 ROOT = Path(__file__).resolve().parents[1]
 HALVES = ("tuning", "heldout")
 #: Sets written after the halves, each before the change it measures (fresh questions nobody tuned on).
-FRESH = ("fresh_summary", "fresh_notfound")
+FRESH = ("fresh_summary", "fresh_notfound", "fresh_sections")
 KINDS = ("figure", "computed", "not_in_report", "named_fact", "summary")
 DEFAULT_SOURCE = ROOT.parent / "shared" / "annual-dev"
 

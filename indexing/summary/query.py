@@ -410,4 +410,36 @@ def _answer(chosen: list[tuple[Material, SummaryNode]], language: str) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["SummaryContext", "summary_materials"]
+def section_chunk_ids(tree: SummaryTree, node: SummaryNode) -> list[str]:
+    """The chunk ids of a section and its descendants, in reading order."""
+    return _chunks_under(tree, node)
+
+
+def question_ordinals(question: str) -> list[tuple[int, str]]:
+    """(number, unit) of each section a question names by ordinal: "第三节" -> (3, "section")."""
+    return [o for m in _QUESTION_REF.finditer(question) if (o := _ordinal(m.groups()))]
+
+
+def title_ordinal(title: str) -> tuple[int, str] | None:
+    """(number, unit) a heading starts with ("第三节公司业务概要" -> (3, "section")), else None."""
+    match = _TITLE_REF.match(title)
+    return _ordinal(match.groups()) if match else None
+
+
+def fold_title(title: str) -> str:
+    """A heading's own words, folded for matching against a question: no ordinal, spacing or punctuation."""
+    return _fold(_ORDINAL_PREFIX.sub("", title))
+
+
+def fold_question(question: str) -> str:
+    """A question folded as :func:`fold_title` folds a heading."""
+    return _fold(question)
+
+
+def is_generic(words: str) -> bool:
+    """Folded words that say "summarise" or "the document" and name no section."""
+    return words in _GENERIC
+
+
+__all__ = ["SummaryContext", "fold_question", "fold_title", "is_generic", "question_ordinals",
+           "section_chunk_ids", "summary_materials", "title_ordinal"]

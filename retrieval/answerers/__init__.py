@@ -23,6 +23,7 @@ from retrieval.answerers.linked_tables import LinkedTables
 from retrieval.answerers.model import RetrievalWithModel
 from retrieval.answerers.model_tables import ModelTablePlan
 from retrieval.answerers.named_facts import NamedFacts
+from retrieval.answerers.named_section import NamedSection
 from retrieval.answerers.not_in_kb import NotInKnowledgeBase
 from retrieval.answerers.report_facts import ReportFacts
 from retrieval.answerers.rule import RuleHandler
@@ -56,6 +57,7 @@ ANSWERERS: tuple[Answerer, ...] = (
     SegmentFacts(),  # "营业收入按产品和地区是如何构成的": the composition table's rows from the facts
     ReportFacts(),  # figures, ratios and "not in this report" from the facts of the reports in scope
     NamedFacts(),  # 法定代表人, 会计师事务所, auditor, CEO…: the report's key-value rows, sentences and signatures
+    NamedSection(),  # no model, "第三节讲了什么", "Summarize the Risk Factors section": that section's own prose
     SummaryTree(),  # whole-document questions: the summary trees (missing ones are queued)
     StoredTables(),  # count / aggregate / list routes: the stored tables
     EmptyRuleTables(),  # a confident rule that would find nothing: an exact table answer first

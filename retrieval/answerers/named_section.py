@@ -1,0 +1,129 @@
+"""A question that names a section and asks what it says ("第三节讲了什么", "核心竞争力分析讲了什么",
+"公司治理一节的要点", "What does the MD&A say about liquidity and capital resources?", "Summarize the Risk Factors
+section"): with no model, that section's own prose (``retrieval.section_finder``, ``retrieval.section_digest``),
+its heads and lead sentences cited by page; a section the document lacks is said, with the sections it has.
+
+Why: the summary tree's answer to such a question starts from the document's root summary, and an extractive
+summary of a 年报 chapter is mostly table rows; the reader asked for one part of the document, in its words. With a
+model this answerer declines: the summary tree hands the named section's nodes to the model.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePath
+from typing import Any
+
+from retrieval.answer_texts import based_on
+from retrieval.answering import Answer, notice_for
+from retrieval.context import QuestionContext
+from retrieval.knowledge import Knowledge, knowledge_of
+from retrieval.placing import SUMMARY_ROUTE
+from retrieval.scope import Scope
+from retrieval.section_digest import digest
+from retrieval.section_finder import Section, find_section, names_a_section, scan_headings
+
+__all__ = ["NamedSection", "asks_what_it_says"]
+
+_ASKS = re.compile(
+    r"讲了什么|说了什么|讲的是什么|讲些什么|写了什么|主要内容|要点|概括|总结|归纳|概述|简述|介绍|"
+    r"summari[sz]e|overview|outline|\bdescribe\b|key\s+points|\bwhat\s+does\b.*\bsay\b|\bwhat\s+is\s+in\b",
+    re.IGNORECASE,
+)
+_AMOUNT = re.compile(r"多少|几[个项家年]|金额|比例|占比|增长率|how\s+much|how\s+many|\bpercent|\bratio\b",
+                     re.IGNORECASE)
+#: Documents of the scope looked into, and their chunk texts kept between questions.
+_DOCUMENTS = 3
+_CACHED = 8
+_LISTED = 20
+
+Chunks = list[tuple[str, str, dict[str, Any]]]
+
+
+def asks_what_it_says(question: str) -> bool:
+    """An open request for what a part of the document says, not for an amount."""
+    return bool(_ASKS.search(question)) and not _AMOUNT.search(question)
+
+
+class NamedSection:
+    """The named section's prose from the documents in scope; a named section they lack, said; else declines."""
+
+    def __init__(self) -> None:
+        self._chunks: dict[str, Chunks] = {}
+
+    def answer(self, ctx: QuestionContext) -> Answer | None:
+        knowledge = knowledge_of(ctx)
+        if knowledge is None or ctx.failure is None or not ctx.catalog or not asks_what_it_says(ctx.standalone):
+            return None
+        scope = ctx.scope if ctx.scope.method in ("named", "explicit") else knowledge.retrieved_scope(
+            ctx.standalone, ctx.mode, ctx.catalog)
+        store = knowledge.summaries()
+        for doc_id in scope.doc_ids[:_DOCUMENTS]:
+            section = find_section(store, doc_id, self._texts(knowledge, doc_id), ctx.standalone)
+            if section is not None:
+                return self._quote(ctx, scope, section)
+        if scope.doc_ids and names_a_section(ctx.standalone):
+            return self._lacking(ctx, knowledge, scope, scope.doc_ids[0])
+        return None
+
+    def _texts(self, knowledge: Knowledge, doc_id: str) -> Chunks:
+        if doc_id not in self._chunks:
+            if len(self._chunks) >= _CACHED:
+                self._chunks.pop(next(iter(self._chunks)))
+            self._chunks[doc_id] = knowledge.chunk_texts(doc_id)
+        return self._chunks[doc_id]
+
+    def _quote(self, ctx: QuestionContext, scope: Scope, section: Section) -> Answer:
+        english = ctx.language == "en"
+        lines, citations = digest(section, english, 0)
+        name = _name(ctx, section.doc_id)
+        first, last = section.pages
+        pages = "" if first is None else (f"p. {first}" if first == last else f"p. {first}-{last}")
+        if english:
+            head = f"{section.title} of {name}" + (f" ({pages})" if pages else "") + ", in its own sentences:"
+        else:
+            head = f"《{name}》{section.title}" + (f"（{pages}）" if pages else "") + "的原文要点："
+        text = "\n".join([head, *lines, based_on(scope, ctx.catalog, ctx.language)]).strip()
+        ctx.scope = scope
+        ctx.meta["route"] = {**ctx.meta.get("route", {}), "route": SUMMARY_ROUTE, "reason": "named section"}
+        meta = {**ctx.meta, "scope": scope.to_json(ctx.catalog),
+                "named_section": {"title": section.title, "doc_id": section.doc_id, "lines": len(lines)}}
+        return ctx.reply(text, citations, "extractive", self._notice(ctx), meta)
+
+    def _lacking(self, ctx: QuestionContext, knowledge: Knowledge, scope: Scope, doc_id: str) -> Answer:
+        titles = _outline(knowledge, self._texts(knowledge, doc_id), doc_id)
+        name = _name(ctx, doc_id)
+        if ctx.language == "en":
+            text = f"{name} has no section by the name the question gives."
+            text += f" Its sections are: {'; '.join(titles)}." if titles else ""
+        else:
+            text = f"《{name}》中没有问题所说的这一章节。" + (f"它的章节有：{'；'.join(titles)}。" if titles else "")
+        ctx.scope = scope
+        meta = {**ctx.meta, "scope": scope.to_json(ctx.catalog), "named_section": {"found": False, "doc_id": doc_id}}
+        return ctx.reply(text, [], "extractive", self._notice(ctx), meta)
+
+    @staticmethod
+    def _notice(ctx: QuestionContext) -> str:
+        assert ctx.failure is not None
+        return notice_for(ctx.failure.reason, ctx.language, suffix="summary_suffix")
+
+
+def _name(ctx: QuestionContext, doc_id: str) -> str:
+    entry = ctx.catalog.get(doc_id)
+    return PurePath(entry.path).name if entry is not None else doc_id
+
+
+def _outline(knowledge: Knowledge, chunks: Chunks, doc_id: str) -> list[str]:
+    """The document's chapter headings, else its summary tree's top sections (what a reader can ask for)."""
+    headings = scan_headings(chunks)
+    kinds = {h.kind for h in headings}
+    kind = "chapter" if "chapter" in kinds else "caps"
+    titles = [h.title for h in headings if h.kind == kind]
+    store = knowledge.summaries()
+    tree = store.tree(doc_id) if store is not None and not titles else None
+    if tree is not None:
+        sections = [n for n in tree.nodes if n.kind == "section" and n.parent is not None]
+        levels = sorted({n.level for n in sections})
+        top = next((lv for lv in levels if sum(n.level == lv for n in sections) > 1), levels[0] if levels else 0)
+        titles = [n.title for n in sections if n.level == top]
+    return titles[:_LISTED]
