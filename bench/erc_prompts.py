@@ -13,6 +13,7 @@ extractive run's numbers above it stay as they were measured.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -89,10 +90,14 @@ def section(rows: list[dict[str, Any]], gold_pages: dict[str, set[str]], answera
         only += bool(docs) and own == len(docs)
         mostly += bool(docs) and own * 2 > len(docs)
         other += own < len(docs)
+    missed = []
     for r in with_gold:
         held = {f"{m['document']}:{p}" for m in r["prompt"] for p in m["pages"]}
         holds_gold += bool(held & gold_pages[r["question"]])
+        if not held & gold_pages[r["question"]]:
+            missed.append(r["question"])
     absent = [r for r in rows if r["named"] and not any(s in indexed for s in r["named"])]
+    leaked = [r for r in absent if r["prompt"] and any(m["document"] for m in r["prompt"])]
     na = [r for r in rows if r["question"] in na_questions]
     modes: dict[str, int] = {}
     for r in rows:
@@ -108,7 +113,8 @@ def section(rows: list[dict[str, Any]], gold_pages: dict[str, set[str]], answera
         + " (model: a prompt was assembled and sent; the others were answered before the model, no prompt)",
         f"- questions naming a company whose report is indexed: {len(present)}; a prompt was sent for "
         f"{len(prompted)}",
-        f"  - prompt material only from that company's report: {_share(only, len(prompted))}",
+        f"  - prompt material only from that company's report (from the named ones, for the "
+        f"{sum(len(r['named']) > 1 for r in prompted)} naming several): {_share(only, len(prompted))}",
         f"  - mostly (more than half of its chunks) from it: {_share(mostly, len(prompted))}",
         f"  - prompts holding any other company's pages: {other}",
         f"  - materials that are not chunks (rule results, summary nodes; not attributed): {chunkless}",
@@ -117,10 +123,27 @@ def section(rows: list[dict[str, Any]], gold_pages: dict[str, set[str]], answera
         f"- questions naming a company with no report indexed: the answer says not found for "
         f"{_share(sum(r['not_found'] for r in absent), len(absent))}; prompts sent for them: "
         f"{sum(r['prompt'] is not None for r in absent)}, holding another company's pages: "
-        f"{sum(bool(r['prompt']) and any(m['document'] for m in r['prompt']) for r in absent)}",
+        f"{len(leaked)}" + _listed(f"{r['question'][:100]}… (scope: {len(r['scope'])} documents, prompt: "
+                                   f"{len({m['document'] for m in r['prompt'] if m['document']})} other companies' "
+                                   "reports)" for r in leaked),
+        f"  - of these, with no document listed in the answer's scope (the question named no indexed document, so the "
+        f"search ran over every report): {sum(1 for r in leaked if not r['scope'])}; the extractive line \"answered "
+        "from no other company's report\" above counts an empty scope as clean, so it misses these",
         f"- questions whose gold is N/A (available): the answer says not found for "
         f"{_share(sum(r['not_found'] for r in na), len(na))}",
+        "",
+        "Answerable questions whose prompt holds no gold page:" + _listed(q[:110] + "…" for q in missed),
+        "",
+        "Reading the numbers: the fake model quotes the material sentence covering most of the question's terms, "
+        "and a company's name is among those terms, so inside the right report it often quotes a sentence that "
+        "names the company (a cover page, an auditor's consent) instead of saying \"Not found\"; the N/A share "
+        "above measures that quoting rule more than the product. What the prompt holds (its documents and pages) "
+        "is the product's, whatever model reads it.",
     ]
+
+
+def _listed(items: Iterable[str]) -> str:
+    return "".join(f"\n  - {item}" for item in items)
 
 
 def write_section(out: Path, lines: list[str]) -> None:
