@@ -23,7 +23,12 @@ What it does, in one run (no model: the extractive path every deployment falls b
 The challenge's files are read from a git mirror of trustbit/enterprise-rag-challenge (``--repo``);
 nothing of it is committed here.
 
+With ``--generator fake`` the same questions go through the model path with the deterministic fake model
+of ``officeqa eval --generator fake`` (:func:`eval.harness.open_generator`), and the run measures what each
+prompt held (:mod:`bench.erc_prompts`): its own section of ``erc_round2.md``, the rest of the file kept.
+
     python bench/bench_erc.py [--repo GIT_DIR] [--no-index | --index-only] [--no-refresh] [--limit N]
+                              [--generator extractive|fake]
 """
 
 from __future__ import annotations
@@ -219,8 +224,12 @@ def main() -> int:
     parser.add_argument("--index-only", action="store_true", help="index (and refresh profiles), ask nothing")
     parser.add_argument("--limit", type=int, default=0, help="ask only the first N questions")
     parser.add_argument("--data-dir", type=Path, default=CACHE / "kb", help="the knowledge base folder")
+    parser.add_argument("--generator", choices=("extractive", "fake"), default="extractive",
+                        help="no model (default), or the deterministic fake model: measures what the prompt holds")
     args = parser.parse_args()
 
+    from bench import erc_prompts
+    from eval.harness import open_generator
     from indexing.registry import FAILED
     from indexing.storage import open_knowledge_base
     from officeqa.settings import JobsSettings, ParsingSettings, Settings
@@ -261,7 +270,8 @@ def main() -> int:
     ours: dict[str, dict[str, Any]] = {}
     rows: list[dict[str, Any]] = []
     version_notices_across = 0
-    with QuestionService.open(settings, generator=None) as service:
+    with (open_generator(args.generator, settings) as (generator, run_settings),
+          QuestionService.open(run_settings, generator=generator) as service):
         indexed = {Path(e.path).stem for e in service.catalog().values()}
         for item in questions:
             text, kind = item["text"], item["kind"]
@@ -278,7 +288,7 @@ def main() -> int:
             rows.append({"question": text, "kind": kind, "named": named, "scope": scoped, "answer": answer.text[:300],
                          "source": "report facts" if answer.metadata.get("report_facts") else answer.mode,
                          "value": ours[text]["value"], "gold": gold[text]["answers"],
-                         "seconds": round(time.monotonic() - mark, 2)})
+                         "seconds": round(time.monotonic() - mark, 2), **erc_prompts.record(answer, service.kb)})
 
     all_q = [q["text"] for q in questions]
     refs = {q: {r.split(":")[0] for pool in gold[q]["reference_pools"] for r in pool} for q in all_q}
@@ -288,6 +298,9 @@ def main() -> int:
     available = [q for q in all_q if refs[q] <= present]  # N/A gold has no reference pools
     answerable = [q for q in available if gold[q]["answers"] != ["N/A"] and refs[q]]
     na_answers = {q: {"value": "N/A", "references": []} for q in all_q}
+    if args.generator == "fake":
+        return fake_section(rows, gold, all_q, set(answerable), {q for q in available if gold[q]["answers"] == ["N/A"]},
+                            indexed, len(files))
     subs = submissions(args.repo)
 
     def table(qs: list[str]) -> list[str]:
@@ -372,12 +385,33 @@ def main() -> int:
         "income as \"total revenue\"), or whose sentence does not carry the question's restricting words "
         "(\"R&D spending on advanced programs\" against \"Company-funded research expenses totaled $31.4 "
         "million\"), need one to add or to judge it.",
+        *erc_prompts.keep_section(OUT),
     ]
     OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
     (CACHE / "answers.jsonl").write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n",
                                          encoding="utf-8")
     print("\n".join(lines))
     return 1 if failed else 0
+
+
+def fake_section(rows: list[dict[str, Any]], gold: dict[str, dict[str, Any]], all_q: list[str], answerable: set[str],
+                 na_questions: set[str], indexed: set[str], pdf_count: int) -> int:
+    """Write the fake-model section of ``erc_round2.md`` (what each prompt held) and the run's answers."""
+    from bench import erc_prompts
+
+    gold_pages = {q: {r for pool in gold[q]["reference_pools"] for r in pool} for q in all_q}
+    how = (f"`python bench/bench_erc.py --generator fake --no-index --no-refresh` ({time.strftime('%Y-%m-%d')}): "
+           f"the {len(all_q)} questions through QuestionService with the fake model of `officeqa eval --generator "
+           f"fake` (eval/fake_model.py behind eval/fake_ollama.py), over the same {len(indexed)} of {pdf_count} "
+           "indexed PDFs. For each answer the prompt's materials are read from its metadata (`assembly.included` "
+           "chunk ids) and each chunk from the knowledge base for its document and pages. Per question: "
+           "bench/results/cache/erc/answers_fake.jsonl.")
+    lines = erc_prompts.section(rows, gold_pages, answerable, na_questions, indexed, how)
+    erc_prompts.write_section(OUT, lines)
+    (CACHE / "answers_fake.jsonl").write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n",
+                                              encoding="utf-8")
+    print("\n".join(lines))
+    return 0
 
 
 if __name__ == "__main__":
