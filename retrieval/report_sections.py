@@ -15,7 +15,7 @@ from functools import cache
 
 from officeqa.words import phrase_table
 
-__all__ = ["asks_open", "section_titles", "topic_words"]
+__all__ = ["asks_amount", "asks_open", "section_titles", "topic_words"]
 
 _OPEN = re.compile(
     r"哪些|什么|概括|总结|归纳|概述|介绍|讲了|说了|如何|怎样|怎么样|情况|主要|describe|summar|overview|outline|"
@@ -49,9 +49,14 @@ def section_titles(question: str) -> list[str]:
     return list(dict.fromkeys(phrases))
 
 
+def asks_amount(question: str) -> bool:
+    """True when ``question`` asks for an amount or a rate (多少, 占比, how much): a figure, not a summary of text."""
+    return bool(_AMOUNT.search(question))
+
+
 def asks_open(question: str) -> bool:
     """An open question about content ("有哪些", "what are", "概括"), not an amount or a ratio."""
-    return bool(_OPEN.search(question)) and not _AMOUNT.search(question)
+    return bool(_OPEN.search(question)) and not asks_amount(question)
 
 
 def topic_words(question: str) -> list[str]:

@@ -19,6 +19,7 @@ from retrieval.answering import Answer, notice_for
 from retrieval.context import QuestionContext
 from retrieval.knowledge import Knowledge, knowledge_of
 from retrieval.placing import SUMMARY_ROUTE
+from retrieval.report_sections import asks_amount
 from retrieval.scope import Scope
 from retrieval.section_digest import digest
 from retrieval.section_finder import Section, find_section, names_a_section, scan_headings
@@ -30,8 +31,6 @@ _ASKS = re.compile(
     r"summari[sz]e|overview|outline|\bdescribe\b|key\s+points|\bwhat\s+does\b.*\bsay\b|\bwhat\s+is\s+in\b",
     re.IGNORECASE,
 )
-_AMOUNT = re.compile(r"多少|几[个项家年]|金额|比例|占比|增长率|how\s+much|how\s+many|\bpercent|\bratio\b",
-                     re.IGNORECASE)
 #: Documents of the scope looked into, and their chunk texts kept between questions.
 _DOCUMENTS = 3
 _CACHED = 8
@@ -42,7 +41,7 @@ Chunks = list[tuple[str, str, dict[str, Any]]]
 
 def asks_what_it_says(question: str) -> bool:
     """An open request for what a part of the document says, not for an amount."""
-    return bool(_ASKS.search(question)) and not _AMOUNT.search(question)
+    return bool(_ASKS.search(question)) and not asks_amount(question)
 
 
 class NamedSection:
