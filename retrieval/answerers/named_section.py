@@ -89,14 +89,17 @@ class NamedSection:
                 "named_section": {"title": section.title, "doc_id": section.doc_id, "lines": len(lines)}}
         return ctx.reply(text, citations, "extractive", self._notice(ctx), meta)
 
-    def _lacking(self, ctx: QuestionContext, knowledge: Knowledge, scope: Scope, doc_id: str) -> Answer:
+    def _lacking(self, ctx: QuestionContext, knowledge: Knowledge, scope: Scope, doc_id: str) -> Answer | None:
+        """A named section the document lacks, said with the sections it has; when its sections cannot be listed
+        (no chapter headings, no summary tree) absence is not known, so it declines and later answerers search."""
         titles = _outline(knowledge, self._texts(knowledge, doc_id), doc_id)
+        if not titles:
+            return None
         name = _name(ctx, doc_id)
         if ctx.language == "en":
-            text = f"{name} has no section by the name the question gives."
-            text += f" Its sections are: {'; '.join(titles)}." if titles else ""
+            text = f"{name} has no section by the name the question gives. Its sections are: {'; '.join(titles)}."
         else:
-            text = f"《{name}》中没有问题所说的这一章节。" + (f"它的章节有：{'；'.join(titles)}。" if titles else "")
+            text = f"《{name}》中没有问题所说的这一章节。它的章节有：{'；'.join(titles)}。"
         ctx.scope = scope
         meta = {**ctx.meta, "scope": scope.to_json(ctx.catalog), "named_section": {"found": False, "doc_id": doc_id}}
         return ctx.reply(text, [], "extractive", self._notice(ctx), meta)

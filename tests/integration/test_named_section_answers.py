@@ -97,3 +97,29 @@ def test_a_section_the_document_lacks_is_said_with_the_sections_it_has(service) 
 def test_an_amount_asked_about_a_section_is_not_a_section_summary(service) -> None:
     answer = service[0].ask("第二节中工业传感器的营业收入是多少？")
     assert "named_section" not in answer.metadata
+
+
+OUTLINE = """# 分布式训练技术原理
+- 数据并行
+    - FSDP
+        - FSDP将模型实例分解为更小的单元，然后将每个单元内的所有参数扁平化和分片，大大降低了峰值内存消耗。
+    - DDP
+        - DDP在每个设备上维护一个模型副本，并通过向后传递的集体通信来同步梯度。
+- 流水线并行
+    - GPipe把一个批次切成多个微批次，让不同设备上的模型阶段同时工作。
+"""
+
+
+def test_a_section_of_an_outline_without_a_tree_is_not_said_missing(tmp_path) -> None:
+    """No chapter headings and no summary tree: which sections exist is unknown, so "数据并行一节" is not declared
+    absent (it is the document's first outline heading); the question goes on to retrieval."""
+    docs = tmp_path / "kb"
+    docs.mkdir()
+    (docs / "分布式训练技术原理.md").write_text(OUTLINE, encoding="utf-8")
+    settings = Settings(data_dir=tmp_path / "data", embedding=EmbeddingSettings(backend="hash"))
+    with open_knowledge_base(settings) as kb:
+        assert not kb.index_paths([docs]).failed
+    with QuestionService.open(settings) as service:
+        answer = service.ask("数据并行一节讲了什么？")
+    assert "没有问题所说的这一章节" not in answer.text
+    assert answer.citations
