@@ -50,10 +50,9 @@ def ranked_dense(
     """:func:`dense_ranking` and which model ranked: ``STRONG`` when its store covers the scope, else the
     models whose hits the merged list holds (``FAST`` for a scope the strong store has none of)."""
     strong = kb.strong.reader()
-    held = strong.count() if strong is not None else 0
-    if strong is None or held == 0:
+    if strong is None or not kb.strong.holds_any():
         return fast_ranking(kb, query, depth, where, vector), FAST
-    if _covers_scope(kb, strong, held, where):
+    if _covers_scope(kb, strong, where):
         return _strong_ranking(kb, strong, query, depth, where), STRONG
     strong_hits = _strong_ranking(kb, strong, query, depth, where)
     fast_hits = fast_ranking(kb, query, depth, where, vector)
@@ -82,13 +81,14 @@ def _strong_ranking(
     return strong.query(embedder.embed_query(query), depth, kb.strong.model, where)
 
 
-def _covers_scope(kb: KnowledgeBase, strong: VectorIndex, held: int, where: dict[str, Any] | None) -> bool:
-    """Does every chunk in scope have a strong vector? (By counts: the strong store holds only chunks of
-    indexed documents, kept in step with the registry by the commit protocol; ``held`` = its count.) A scope
-    of documents (what questions naming a document search) is a look-up in the per-document coverage
-    (``StrongVectors.covers_docs``); other filters (page, sheet, kind...) count the scope in both stores."""
+def _covers_scope(kb: KnowledgeBase, strong: VectorIndex, where: dict[str, Any] | None) -> bool:
+    """Does every chunk in scope have a strong vector? (The strong store holds only chunks of indexed
+    documents, kept in step with the registry by the commit protocol.) The whole knowledge base and a scope
+    of documents (what questions naming a document search) are look-ups in the per-document coverage
+    (``StrongVectors.covers_all``/``covers_docs``, counted once per state of the knowledge base); other
+    filters (page, sheet, kind...) count the scope in both stores."""
     if not where:
-        return held >= kb.vectors.count()
+        return kb.strong.covers_all()
     docs = scope_documents(where)
     if docs is not None:
         return kb.strong.covers_docs(docs)
