@@ -8,8 +8,9 @@ for a part of a compound still matches. NFKC folds full-width letters and digits
 The BM25 index's own terms (:func:`bm25_terms`) add one step: English words are reduced to their
 Snowball (Porter2) stem, so "revenues" meets "revenue" and "running" meets "runs", as in every
 mainstream BM25 (Lucene's English analyzer, Pyserini, bm25s). Full-corpus SciFact nDCG@10 0.668 ->
-0.692 with BM25 alone (``bench/results/bm25_stemming.md``). Only the index and its queries stem:
-quoting, sentence overlap and the rule tables compare words as written (:func:`tokenize_for_bm25`).
+0.692 with BM25 alone (``bench/results/bm25_stemming.md``). The index and its queries stem; sentence
+overlap and the rule tables compare words as written (:func:`tokenize_for_bm25`), and the extractive quotes
+credit an English question word by its stem as well (:func:`stem_term`: "develop" in "developed").
 """
 
 from __future__ import annotations

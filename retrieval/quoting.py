@@ -19,7 +19,8 @@ from officeqa.text_tokens import subject_words, tokenize_for_bm25
 from prompts.assembler import Material
 from retrieval.citations import Citation
 from retrieval.evidence import QuoteLocator
-from retrieval.extractive import ExtractiveAnswer, extractive_answer
+from retrieval.extractive import QUESTION_WORDS, ExtractiveAnswer, extractive_answer
+from retrieval.extractive.terms import question_verb
 
 if TYPE_CHECKING:
     from indexing.knowledge_base import KnowledgeBase
@@ -27,6 +28,16 @@ if TYPE_CHECKING:
 LOCATOR_CACHE = 32
 #: Weight of a one-character Chinese question word (去, 报, 能) against its idf.
 SINGLE_CHARACTER_WEIGHT = 0.3
+
+
+def asked_subjects(question: str) -> list[str]:
+    """The nouns and names a question asks about, which the documents must mention for it to be answered.
+
+    Not its question words ("what" is tagged a noun, and a knowledge base whose chunks never spell it would
+    refuse every "What did …" question), nor the bare verb of an English question ("What did IBM develop
+    …": the answer says "developed"; "Who did IBM sell … to": it says "sold")."""
+    verb = question_verb(question)
+    return [w for w in subject_words(question) if w not in QUESTION_WORDS and w != verb]
 
 
 class Quoting:
@@ -41,8 +52,8 @@ class Quoting:
                 compare: bool, ignore: Sequence[str]) -> ExtractiveAnswer:
         """The no-model answer, knowing the knowledge base: which question words it lacks, their weights."""
         ignored_words = {t for text in ignore for t in tokenize_for_bm25(text)}
-        retrieved = "".join(m.text for m in found)
-        missing = [w for w in subject_words(question)
+        retrieved = "".join(m.text for m in found).lower()
+        missing = [w for w in asked_subjects(question)
                    if w not in ignored_words and w not in retrieved and not self.kb.bm25.mentions(w)]
         return extractive_answer(
             question, found, language=language, tokenize=tokenize_for_bm25, weights=self.weight,

@@ -33,7 +33,7 @@ from indexing.summary.query import (
 )
 from indexing.summary.store import SummaryStore
 
-__all__ = ["Heading", "Piece", "Section", "find_section", "names_a_section", "scan_headings"]
+__all__ = ["Heading", "Piece", "Section", "find_section", "names_a_section", "scan_headings", "section_name"]
 
 #: A chapter heading line: "第三节公司业务概要", "第十二节 财务报告", "第4章 结论".
 _CHAPTER = re.compile(r"^\s*#*\s*第\s*[零〇一二两三四五六七八九十百\d]{1,4}\s*[章节篇部]\s*\S.{0,28}$")
@@ -48,8 +48,8 @@ _MIN_LATIN = 5
 MAX_CHUNKS = 48
 #: A question that names a section by its form, whether or not the document has it.
 _NAMING = re.compile(
-    r"第\s*[零〇一二两三四五六七八九十百\d]{1,4}\s*[章节篇部]|\S{2,16}?(?:这一节|一节|这一章|章节)|"
-    r"\bthe\s+[\w&'’ -]{2,40}?\s+section\b|\b(?:chapter|section|part)\s+(?:\d{1,3}|[ivxl]{1,6})\b",
+    r"第\s*[零〇一二两三四五六七八九十百\d]{1,4}\s*[章节篇部]|(?P<zh>\S{2,16}?)(?:这一节|一节|这一章|章节)|"
+    r"\bthe\s+(?P<en>[\w&'’ -]{2,40}?)\s+section\b|\b(?:chapter|section|part)\s+(?:\d{1,3}|[ivxl]{1,6})\b",
     re.IGNORECASE,
 )
 
@@ -90,6 +90,15 @@ class Section:
 def names_a_section(question: str) -> bool:
     """The question names a section by its form ("第三节", "公司治理一节", "the Risk Factors section")."""
     return _NAMING.search(question) is not None
+
+
+def section_name(question: str) -> str:
+    """The words a question names its section by ("History" of "Summarize the History section", "数据并行" of
+    "数据并行一节讲了什么"); "" for a section named by its number ("第三节", "section 2") or none named."""
+    match = _NAMING.search(question)
+    if match is None:
+        return ""
+    return (match.group("zh") or match.group("en") or "").strip()
 
 
 def _is_caps(line: str) -> bool:

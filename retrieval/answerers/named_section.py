@@ -1,7 +1,9 @@
 """A question that names a section and asks what it says ("第三节讲了什么", "核心竞争力分析讲了什么",
 "公司治理一节的要点", "What does the MD&A say about liquidity and capital resources?", "Summarize the Risk Factors
 section"): with no model, that section's own prose (``retrieval.section_finder``, ``retrieval.section_digest``),
-its heads and lead sentences cited by page; a section the document lacks is said, with the sections it has.
+its heads and lead sentences cited by page; a section the document lacks is said, with the sections it has; a
+section whose name no indexed text mentions ("Summarize the History section" where no document says "history") is
+said to be not found, in one line, instead of quoting whatever passage ranks first.
 
 Why: the summary tree's answer to such a question starts from the document's root summary, and an extractive
 summary of a 年报 chapter is mostly table rows; the reader asked for one part of the document, in its words. With a
@@ -14,15 +16,19 @@ import re
 from pathlib import PurePath
 from typing import Any
 
+from indexing.summary.query import is_generic
+from officeqa.text_tokens import subject_words
 from retrieval.answer_texts import based_on
 from retrieval.answering import Answer, notice_for
 from retrieval.context import QuestionContext
+from retrieval.extractive import QUESTION_WORDS
 from retrieval.knowledge import Knowledge, knowledge_of
+from retrieval.messages import text as message
 from retrieval.placing import SUMMARY_ROUTE
 from retrieval.report_sections import asks_amount
 from retrieval.scope import Scope
 from retrieval.section_digest import digest
-from retrieval.section_finder import Section, find_section, names_a_section, scan_headings
+from retrieval.section_finder import Section, find_section, names_a_section, scan_headings, section_name
 
 __all__ = ["NamedSection", "asks_what_it_says"]
 
@@ -35,6 +41,11 @@ _ASKS = re.compile(
 _DOCUMENTS = 3
 _CACHED = 8
 _LISTED = 20
+#: Words that name a section by its place, not its subject ("the first section", "the next section").
+_POSITIONS = frozenset([
+    "first", "second", "third", "fourth", "fifth", "last", "next", "final", "previous", "following", "preceding",
+    "opening", "closing", "introductory", "concluding", "above", "below", "same", "other", "whole", "entire",
+])
 
 Chunks = list[tuple[str, str, dict[str, Any]]]
 
@@ -54,6 +65,9 @@ class NamedSection:
         knowledge = knowledge_of(ctx)
         if knowledge is None or ctx.failure is None or not ctx.catalog or not asks_what_it_says(ctx.standalone):
             return None
+        absent = unmentioned_name(knowledge, ctx.standalone)
+        if absent:
+            return self._absent(ctx, absent)
         scope = ctx.scope if ctx.scope.method in ("named", "explicit") else knowledge.retrieved_scope(
             ctx.standalone, ctx.mode, ctx.catalog)
         store = knowledge.summaries()
@@ -104,10 +118,28 @@ class NamedSection:
         meta = {**ctx.meta, "scope": scope.to_json(ctx.catalog), "named_section": {"found": False, "doc_id": doc_id}}
         return ctx.reply(text, [], "extractive", self._notice(ctx), meta)
 
+    def _absent(self, ctx: QuestionContext, name: str) -> Answer:
+        """A section whose name no indexed text spells: said in one line, never another passage in its place
+        (a near-tie of dense scores would otherwise quote an unrelated document as its summary)."""
+        meta = {**ctx.meta, "named_section": {"found": False, "mentioned": False, "name": name}}
+        assert ctx.failure is not None
+        notice = notice_for(ctx.failure.reason, ctx.language)  # as every "not found" without a model
+        return ctx.reply(message("section_absent", ctx.language, name=name), [], "extractive", notice, meta)
+
     @staticmethod
     def _notice(ctx: QuestionContext) -> str:
         assert ctx.failure is not None
         return notice_for(ctx.failure.reason, ctx.language, suffix="summary_suffix")
+
+
+def unmentioned_name(knowledge: Knowledge, question: str) -> str:
+    """The name the question gives its section when no indexed chunk mentions one of its words ("History" in a
+    knowledge base without the word), else "". A section named by number, or by position ("the first section"),
+    is not judged here."""
+    name = section_name(question)
+    words = [w for w in subject_words(name)
+             if w not in QUESTION_WORDS and w not in _POSITIONS and not is_generic(w)]
+    return name if any(not knowledge.kb.bm25.mentions(w) for w in words) else ""
 
 
 def _name(ctx: QuestionContext, doc_id: str) -> str:

@@ -11,6 +11,10 @@ documents' own text with its source. How a sentence is chosen:
   heading path of its chunk counts 0.8 ("第十二条 违约责任" covers "违约责任" for every
   sentence of that clause); a Chinese key term that the sentence spells differently
   ("年假" / "年休假") is credited by its characters, at 0.6.
+* An English word counts by its Snowball stem too ("develop" is covered by "developed"). The question's nouns
+  that no chunk of the knowledge base mentions make it unanswerable; its question words ("what") and the bare
+  verb after its auxiliary ("What did IBM *develop*", "Who did IBM *sell* … to": the answer says "sold") are not
+  such nouns (``retrieval.quoting.asked_subjects``).
 * Retrieval rank matters: the top chunk's sentences get a prior that fades fast with rank, so the
   answer starts from the best-ranked evidence instead of a lower chunk that repeats words.
 * Questions and heading lines are never quoted; a sentence after a question the document asks

@@ -38,7 +38,14 @@ from retrieval.extractive.scoring import (
     quotable,
     score_sentences,
 )
-from retrieval.extractive.terms import NUMBER, chars_present, default_tokenize, key_terms, ordinal_terms, squash_spaces
+from retrieval.extractive.terms import (
+    NUMBER,
+    chars_present,
+    default_tokenize,
+    key_terms,
+    ordinal_terms,
+    spelled_in,
+)
 from retrieval.messages import text as message
 
 #: Cross-language answers keep a further sentence scoring at least this share of the best one.
@@ -94,7 +101,7 @@ def extractive_answer(
     if per_document and best is not None and len({pairing.document_of(m) for m in top}) > 1:
         together = 2 * max_sentences if compare else 2
     chosen, coverage, said = _evidence(best, top, asked, weigh, context_of, label_of, together)
-    lacking = [w for w in missing_subjects if not (squash_spaces(w) in squash_spaces(said) or chars_present(w, said))]
+    lacking = [w for w in missing_subjects if not (spelled_in(w, said, tokenize) or chars_present(w, said))]
     if best is None or coverage < NOT_FOUND_COVERAGE or lacking:
         return _not_found(best, top, label_of, language, coverage, question)
     listing = asks_for_list(question)

@@ -10,9 +10,18 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from officeqa.text_tokens import stem_term
 from prompts.assembler import Material, split_sentences
 from retrieval.citations import Tokenize, heading_list
-from retrieval.extractive.terms import NUMBER, Ordinal, chars_present, concepts, is_han_word, item_number
+from retrieval.extractive.terms import (
+    NUMBER,
+    Ordinal,
+    chars_present,
+    concepts,
+    is_han_word,
+    item_number,
+    with_stems,
+)
 
 MIN_SENTENCE_CHARS = 4
 #: Prior of the i-th material (0-based): RANK_PRIOR / (i + 1) ** 2 — the top chunk leads.
@@ -126,8 +135,8 @@ class _MaterialScorer:
         headings = heading_list(material.meta.get("heading_path"))
         self.heading_set = {clean(h) for h in headings}
         context = context_of(material) if context_of is not None else ""
-        self.outer_tokens = set(question.tokenize(" ".join([*headings[:-1], context])))
-        self.heading_tokens = self.outer_tokens | set(question.tokenize(headings[-1] if headings else ""))
+        self.outer_tokens = with_stems(question.tokenize(" ".join([*headings[:-1], context])))
+        self.heading_tokens = self.outer_tokens | with_stems(question.tokenize(headings[-1] if headings else ""))
         self.table = is_table(material)
         self.after_question = False
 
@@ -142,14 +151,14 @@ class _MaterialScorer:
     def _sentence(self, si: int, sentence: str) -> Candidate | None:
         if looks_like_heading(sentence):
             # a chunk that merged small sections: the sentences below this line belong to it
-            self.heading_tokens = self.outer_tokens | set(self.q.tokenize(sentence))
+            self.heading_tokens = self.outer_tokens | with_stems(self.q.tokenize(sentence))
             return None
         if len(sentence) < MIN_SENTENCE_CHARS or sentence in self.heading_set or sentence in self.seen:
             return None
         if self.table and TABLE_HEADER_SEP in sentence:
             return None
         tokens = self._tokens(sentence)
-        covered = {c for c in self.q.groups if c in tokens}
+        covered = {c for c in self.q.groups if c in tokens or stem_term(c) in tokens}
         if sentence.endswith(("？", "?")):  # a question in the text is not an answer
             self.after_question = sum(self.q.term_weights[c] for c in covered) * 2 >= self.q.total
             return None
@@ -163,7 +172,7 @@ class _MaterialScorer:
         return Candidate(score, coverage, self.rank, si, sentence)
 
     def _tokens(self, sentence: str) -> set[str]:
-        tokens = set(self.q.tokenize(sentence))
+        tokens = with_stems(self.q.tokenize(sentence))
         label = self.label_of(self.material, sentence) if self.label_of is not None else None
         if label:  # "批注（周敏（法务部））": the question may ask for the comment or its author
             tokens |= set(self.q.tokenize(label))
@@ -202,7 +211,7 @@ def credit(
 ) -> float:
     """How much of ``concept``'s weight a sentence earns (see the package docstring)."""
     weight = weights[concept]
-    if concept in tokens:
+    if concept in tokens or stem_term(concept) in tokens:  # tokens carry their stems ("developed": "develop")
         return weight
     earned = 0.0
     if parts:
@@ -221,7 +230,7 @@ def credit(
 
 def joint_coverage(chosen: list[Candidate], question: Question) -> float:
     """The share of the question's concepts that the chosen sentences cover together (each at its best credit)."""
-    tokens = [(set(question.tokenize(c.sentence)), c.sentence) for c in chosen]
+    tokens = [(with_stems(question.tokenize(c.sentence)), c.sentence) for c in chosen]
     earned = sum(max((credit(c, parts, question.term_weights, t, set(), sentence) for t, sentence in tokens),
                      default=0.0)
                  for c, parts in question.groups.items())

@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 
 from officeqa.scripts import HAN
+from officeqa.text_tokens import stem_term
 from officeqa.words import word_list, word_set
 from retrieval.citations import Tokenize
 
@@ -27,6 +28,13 @@ _ORDINAL = re.compile(r"第([一二三四五六七八九十两\d]{1,3})(?=[期�
 _ITEM_MARKER = re.compile(
     r"^\s*(?:\d{1,2}[.．])*(\d{1,2})(?:[、.．)）]|\s)|^\s*[（(]([一二三四五六七八九十\d]{1,3})[)）]|"
     r"^\s*([一二三四五六七八九十]{1,3})[、.．]|^\s*第([一二三四五六七八九十\d]{1,3})[期笔次批项]"
+)
+
+#: "What did IBM develop …", "Who did Iwan Roberts credit …": an auxiliary, a subject spelled with capitals (or a
+#: pronoun), then the bare verb of the question (group 1).
+_DO_SUPPORT = re.compile(
+    r"\b(?:do|does|did|will|would|can|could|should|has|have|had)\s+"
+    r"(?:(?:[A-Z][\w.&'’-]*|he|she|it|they|we|you)\s+)+([a-z]+)\b"
 )
 
 #: The list position a question names and the key terms that spell it ("第二期款" -> (2, {"二期", …})).
@@ -55,6 +63,29 @@ def key_terms(question: str, tokenize: Tokenize) -> list[str]:
     "哪国人" "国人", and those would be taken for words the answer must contain."""
     asked = _INTERROGATIVE.sub(" ", question)
     return list(dict.fromkeys(t for t in tokenize(asked) if t not in QUESTION_WORDS and t.strip()))
+
+
+def with_stems(tokens: Sequence[str]) -> set[str]:
+    """The tokens and the Snowball stems of their English words: "developed" also reads as "develop", so a
+    question asking what a company "develop"s meets the sentence saying it "developed" it."""
+    return set(tokens) | {stem_term(t) for t in tokens}
+
+
+def spelled_in(word: str, text: str, tokenize: Tokenize) -> bool:
+    """Whether ``text`` spells ``word`` (lower-cased, spaces ignored), or an English word of the same stem
+    ("invented" for "invent", "company" for "companies")."""
+    if squash_spaces(word) in squash_spaces(text):
+        return True
+    return word.isascii() and stem_term(word.lower()) in {stem_term(t) for t in tokenize(text)}
+
+
+def question_verb(question: str) -> str | None:
+    """The bare verb of an English question with an auxiliary ("What did IBM develop for …" -> "develop"), or None.
+
+    It names the asking, not a thing the documents must spell as written: the answer says "developed",
+    "sold" for "sell", "built" for "build"."""
+    match = _DO_SUPPORT.search(question)
+    return match.group(1) if match is not None else None
 
 
 def concepts(terms: Sequence[str]) -> dict[str, list[str]]:
