@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 from officeqa.scripts import detect_language
 from prompts.assembler import Material
-from retrieval.citations import Tokenize
+from retrieval.citations import Tokenize, heading_list
 from retrieval.extractive import pairing
 from retrieval.extractive.render import ExtractiveAnswer, asks_for_list, render, whole_lists
 from retrieval.extractive.scoring import (
@@ -44,7 +44,9 @@ from retrieval.extractive.terms import (
     default_tokenize,
     key_terms,
     ordinal_terms,
+    relation_names,
     spelled_in,
+    states_relation,
 )
 from retrieval.messages import text as message
 
@@ -97,17 +99,27 @@ def extractive_answer(
     candidates = sorted(score_sentences(top, asked, context_of, label_of),
                         key=lambda c: (-c.score, c.material, c.index))
     best = candidates[0] if candidates else None
-    together = 0
-    if per_document and best is not None and len({pairing.document_of(m) for m in top}) > 1:
-        together = 2 * max_sentences if compare else 2
+    several = per_document and best is not None and len({pairing.document_of(m) for m in top}) > 1
+    together = (2 * max_sentences if compare else 2) if several else 0
     chosen, coverage, said = _evidence(best, top, asked, weigh, context_of, label_of, together)
     lacking = [w for w in missing_subjects if not (spelled_in(w, said, tokenize) or chars_present(w, said))]
-    if best is None or coverage < NOT_FOUND_COVERAGE or lacking:
+    if best is None or coverage < NOT_FOUND_COVERAGE or lacking or not _relation_stated(question, best, chosen, top,
+                                                                                         tokenize):
         return _not_found(best, top, label_of, language, coverage, question)
     listing = asks_for_list(question)
     chosen = chosen or choose(candidates, max_sentences)
     return render([message("extract_header", language)], whole_lists(chosen, top) if listing else chosen, top,
                   label_of, found=True, coverage=coverage, listing=listing)
+
+
+def _relation_stated(question: str, best: Candidate, chosen: list[Candidate], top: list[Material],
+                     tokenize: Tokenize) -> bool:
+    """True unless the question relates names (``relation_names``) that no quote names together."""
+    related = relation_names(question)
+    return not related or any(
+        states_relation(related, c.sentence, " ".join(heading_list(top[c.material].meta.get("heading_path"))),
+                        tokenize)
+        for c in [best, *chosen])
 
 
 def _evidence(best: Candidate | None, top: list[Material], asked: Question, weigh: Weights,

@@ -37,6 +37,14 @@ _DO_SUPPORT = re.compile(
     r"(?:(?:[A-Z][\w.&'’-]*|he|she|it|they|we|you)\s+)+([a-z]+)\b"
 )
 
+#: A capitalised name: one or more capitalised words ("IBM", "American Airlines", "Herman Hollerith").
+_NAME = re.compile(r"\b[A-Z][\w&.'’-]*(?:\s+[A-Z][\w&.'’-]*)*")
+#: Capitalised words that open a question rather than name anything.
+_OPENERS = frozenset({"what", "who", "whom", "which", "when", "where", "why", "how", "did", "does", "do"})
+#: A sentence whose subject is a pronoun or "the company": it may stand for the question's subject.
+_PRONOUN_SUBJECT = re.compile(r"^\W*(?:in\s+\d{4},?\s+)?(?:it|he|she|they|the\s+(?:company|group|firm))\b",
+                              re.IGNORECASE)
+
 #: The list position a question names and the key terms that spell it ("第二期款" -> (2, {"二期", …})).
 Ordinal = tuple[int, set[str]]
 
@@ -86,6 +94,37 @@ def question_verb(question: str) -> str | None:
     "sold" for "sell", "built" for "build"."""
     match = _DO_SUPPORT.search(question)
     return match.group(1) if match is not None else None
+
+
+def relation_names(question: str) -> list[str]:
+    """The names an English question relates ("What did Microsoft develop for Lenovo?" -> Microsoft, Lenovo), its
+    subject first, when it asks with an auxiliary and names two or more; else [].
+
+    Why: such a question asks for a relation between the names. A paragraph that mentions each of them in a
+    different sentence covers every term of the question and still does not say it; the answering sentence must
+    name them together (:func:`states_relation`)."""
+    if question_verb(question) is None:
+        return []
+    names = []
+    for match in _NAME.finditer(question):
+        words = match.group(0).split()
+        while words and words[0].lower() in _OPENERS:
+            words = words[1:]
+        if words:
+            names.append(" ".join(words))
+    names = list(dict.fromkeys(names))
+    return names if len(names) >= 2 else []
+
+
+def states_relation(names: Sequence[str], sentence: str, headings: str, tokenize: Tokenize) -> bool:
+    """Does ``sentence`` name all of ``names``? Its subject may be a pronoun or "the company" where the headings
+    above the sentence name the question's subject ("it developed SABRE …" under "IBM"); a pronoun alone may
+    stand for anyone ("it sold its microcomputer division to Lenovo" does not say Microsoft did)."""
+    missing = [name for name in names if not spelled_in(name, sentence, tokenize)]
+    if not missing:
+        return True
+    return (missing == [names[0]] and _PRONOUN_SUBJECT.match(sentence) is not None
+            and spelled_in(names[0], headings, tokenize))
 
 
 def concepts(terms: Sequence[str]) -> dict[str, list[str]]:

@@ -51,6 +51,14 @@ def test_what_a_company_developed_is_answered_from_the_sentence_that_says_it(ser
     assert "SABRE" in first.quote
 
 
+@pytest.mark.parametrize("question", ["What did Microsoft develop for Lenovo?",
+                                      "What did Herman Hollerith sell to Microsoft?"])
+def test_a_relation_no_sentence_states_is_not_found(service: QuestionService, question: str) -> None:
+    """Every name of these questions is in one IBM paragraph, each in a different sentence: no sentence says it."""
+    answer = service.ask(question)
+    assert answer.text.startswith("Not found"), answer.text
+
+
 def test_a_section_no_document_mentions_is_not_found_not_another_documents_passage(service: QuestionService) -> None:
     answer = service.ask("Summarize the History section")
     assert answer.text.strip() == ("Not found: no document has a \u201cHistory\u201d section, and no indexed text "
