@@ -37,10 +37,12 @@ _DO_SUPPORT = re.compile(
     r"(?:(?:[A-Z][\w.&'’-]*|he|she|it|they|we|you)\s+)+([a-z]+)\b"
 )
 
-#: A capitalised name: one or more capitalised words ("IBM", "American Airlines", "Herman Hollerith").
-_NAME = re.compile(r"\b[A-Z][\w&.'’-]*(?:\s+[A-Z][\w&.'’-]*)*")
-#: Capitalised words that open a question rather than name anything.
-_OPENERS = frozenset({"what", "who", "whom", "which", "when", "where", "why", "how", "did", "does", "do"})
+#: "did IBM develop", "does Kruger Products have": an auxiliary, a capitalised subject (group 1), the bare verb.
+_NAMED_SUBJECT = re.compile(r"\b(?:do|does|did|will|would|can|could|should|has|have|had)\s+"
+                            r"((?:[A-Z][\w.&'’-]*\s+)+)[a-z]+\b")
+#: A capitalised name after a preposition of relation ("for American Airlines", "to Microsoft"); not "in"/"on",
+#: which mostly place or date ("in Fiscal 2022").
+_RELATED_NAME = re.compile(r"\b(?:for|to|from|with|by|against)\s+(?:the\s+)?([A-Z][\w&.'’-]*(?:\s+[A-Z][\w&.'’-]*)*)")
 #: A sentence whose subject is a pronoun or "the company": it may stand for the question's subject.
 _PRONOUN_SUBJECT = re.compile(r"^\W*(?:in\s+\d{4},?\s+)?(?:it|he|she|they|the\s+(?:company|group|firm))\b",
                               re.IGNORECASE)
@@ -103,16 +105,11 @@ def relation_names(question: str) -> list[str]:
     Why: such a question asks for a relation between the names. A paragraph that mentions each of them in a
     different sentence covers every term of the question and still does not say it; the answering sentence must
     name them together (:func:`states_relation`)."""
-    if question_verb(question) is None:
+    subject = _NAMED_SUBJECT.search(question)
+    if subject is None:
         return []
-    names = []
-    for match in _NAME.finditer(question):
-        words = match.group(0).split()
-        while words and words[0].lower() in _OPENERS:
-            words = words[1:]
-        if words:
-            names.append(" ".join(words))
-    names = list(dict.fromkeys(names))
+    objects = [m.group(1) for m in _RELATED_NAME.finditer(question, subject.end())]
+    names = list(dict.fromkeys([subject.group(1).strip(), *objects]))
     return names if len(names) >= 2 else []
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from officeqa.text_tokens import tokenize_for_bm25
 from prompts.assembler import Material
 from retrieval.extractive import char_bigrams, extractive_answer
@@ -196,3 +198,30 @@ def test_a_closest_passage_stating_a_percentage_is_not_shown_for_a_rate_question
         other = extractive_answer(question, mats, language="en", tokenize=tokenize_for_bm25,
                                   missing_subjects=["turnover"])
         assert not other.found and "66%" in other.text  # not one rate asked: shown as the closest
+
+
+@pytest.mark.parametrize(("question", "names"), [
+    ("What did IBM develop for American Airlines in 1961?", ["IBM", "American Airlines"]),
+    ("What did Herman Hollerith sell to Microsoft?", ["Herman Hollerith", "Microsoft"]),
+    ("Approximately how many employees does Kruger Products have?", []),  # one name: no relation to check
+    ("How much did Kruger Products spend on research and development in Fiscal 2022?", []),  # "in" dates
+    ("What did the company develop for Lenovo?", []),  # no named subject
+])
+def test_relation_names_are_the_named_subject_and_the_names_it_relates_to(question: str, names: list[str]) -> None:
+    from retrieval.extractive.terms import relation_names
+
+    assert relation_names(question) == names
+
+
+def test_a_relation_is_stated_only_by_a_sentence_naming_both_sides() -> None:
+    from retrieval.extractive import default_tokenize
+    from retrieval.extractive.terms import states_relation
+
+    names = ["IBM", "American Airlines"]
+    tokenize = default_tokenize()
+    assert states_relation(names, "In 1961, IBM developed the SABRE system for American Airlines.", "", tokenize)
+    assert states_relation(names, "In 1961, it developed the SABRE system for American Airlines.", "IBM > 1960s",
+                           tokenize)  # the pronoun stands for the subject the headings name
+    assert not states_relation(names, "In 1961, it developed the SABRE system for American Airlines.", "Microsoft",
+                               tokenize)
+    assert not states_relation(names, "IBM developed mainframes.", "IBM", tokenize)
