@@ -52,26 +52,27 @@ def grow(kb: KnowledgeBase, texts, tokens, vectors, start: int, stop: int, rng: 
     for lo in range(start, stop, GROUP):
         hi = min(stop, lo + GROUP)
         idx = np.arange(lo, hi)
-        ids = [f"rep{i // n:04d}-{i % n:04d}" for i in idx]
+        docs = [f"rep{i // n:04d}_{i % n:04d}" for i in idx]  # one chunk per document, ids as the product's:
+        ids = [f"{doc}-0" for doc in docs]  # "<doc id>-<position>" (the strong store counts coverage from them)
         base = vectors[idx % n]
         noisy = base + rng.normal(0.0, NOISE, base.shape).astype(np.float32)
         noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
         chunk_texts = [texts[i % n] for i in idx]
         metas = [
-            {"doc_id": cid, "path": f"bench://{cid}", "file_type": "txt", "heading_path": "", "kind": "text",
+            {"doc_id": doc, "path": f"bench://{doc}", "file_type": "txt", "heading_path": "", "kind": "text",
              "position": 0, "overlap_chars": 0, "tokens": len(tokens[i % n])}
-            for cid, i in zip(ids, idx, strict=True)
+            for doc, i in zip(docs, idx, strict=True)
         ]
         with kb.writing():  # the write lock; BM25 changes go to its log, the registry commit bumps the generation
             kb.vectors.add(ids, noisy.astype(np.float32), chunk_texts, metas, model)
             kb.bm25_store.add_tokenized(ids, [tokens[i % n] for i in idx])
             with kb.registry.transaction():
-                for cid in ids:
+                for doc, cid in zip(docs, ids, strict=True):
                     kb.registry.upsert(
-                        DocumentRecord(path=f"bench://{cid}", doc_id=cid, file_type="txt", status=INDEXED,
+                        DocumentRecord(path=f"bench://{doc}", doc_id=doc, file_type="txt", status=INDEXED,
                                        chunk_count=1, embedding_model=model[0], indexed_at=now_iso())
                     )
-                    kb.registry.replace_chunks(cid, [(cid, 0)])
+                    kb.registry.replace_chunks(doc, [(cid, 0)])
                 kb.mark_committed()
     kb.save()  # folds the BM25 log into its snapshot
     return time.perf_counter() - began
@@ -189,7 +190,7 @@ def main() -> None:
         if args.fusions:
             print(f"# hybrid by fusion setting at {size} chunks, {len(questions)} queries, interleaved")
             print("\n".join(compare_fusions(kb, questions, args.fusions, args.k)), flush=True)
-        victim = f"bench://rep0000-{len(qa.doc_texts) // 2:04d}"
+        victim = f"bench://rep0000_{len(qa.doc_texts) // 2:04d}"
         began = time.perf_counter()
         kb.remove(victim)  # every store: Chroma (where doc_id), BM25 (+ journal), registry
         delete_s = time.perf_counter() - began

@@ -20,6 +20,7 @@ model's candidates. Fusion (retrieval/fusion.py) then treats the merged list as 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
 
 Hits = list[tuple[str, float]]
 
+
+_QUESTIONS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="officeqa-question")
+"""Background-model question passes started before BM25 ranks (:func:`start_strong_question`)."""
 
 FAST, STRONG, BOTH = "fast", "strong", "both"
 """Which model ranked (``QuerySignals.dense_model``): the fusion trusts a list the strong model ranked alone
@@ -45,16 +49,22 @@ def dense_ranking(
 
 
 def ranked_dense(
-    kb: KnowledgeBase, query: str, depth: int, where: dict[str, Any] | None, vector: np.ndarray | None = None
+    kb: KnowledgeBase,
+    query: str,
+    depth: int,
+    where: dict[str, Any] | None,
+    vector: np.ndarray | None = None,
+    strong_vector: Future[np.ndarray] | None = None,
 ) -> tuple[Hits, str]:
     """:func:`dense_ranking` and which model ranked: ``STRONG`` when its store covers the scope, else the
-    models whose hits the merged list holds (``FAST`` for a scope the strong store has none of)."""
+    models whose hits the merged list holds (``FAST`` for a scope the strong store has none of).
+    ``strong_vector``: the background model's embedding of ``query``, begun earlier (:func:`start_strong_question`)."""
     strong = kb.strong.reader()
     if strong is None or not kb.strong.holds_any():
         return fast_ranking(kb, query, depth, where, vector), FAST
     if _covers_scope(kb, strong, where):
-        return _strong_ranking(kb, strong, query, depth, where), STRONG
-    strong_hits = _strong_ranking(kb, strong, query, depth, where)
+        return _strong_ranking(kb, strong, query, depth, where, strong_vector), STRONG
+    strong_hits = _strong_ranking(kb, strong, query, depth, where, strong_vector)
     fast_hits = fast_ranking(kb, query, depth, where, vector)
     covered = set(strong.existing([cid for cid, _ in fast_hits]))
     rest = [h for h in fast_hits if h[0] not in covered]
@@ -73,12 +83,30 @@ def fast_ranking(
     return kb.vectors.query(vector, depth, kb.model, where)
 
 
+def start_strong_question(kb: KnowledgeBase, query: str) -> Future[np.ndarray] | None:
+    """Embed ``query`` with the background model on a worker thread, when its store will rank (part of) it.
+
+    Why: with the strong store covering a knowledge base, the question's e5 pass is the largest part of a
+    hybrid query; onnxruntime releases the GIL, so it runs on the other core while BM25 ranks. None when
+    the strong store has nothing yet (the fast model alone ranks, as before)."""
+    embedder = kb.strong.embedder
+    if embedder is None or kb.strong.reader() is None or not kb.strong.holds_any():
+        return None
+    return _QUESTIONS.submit(embedder.embed_query, query)
+
+
 def _strong_ranking(
-    kb: KnowledgeBase, strong: VectorIndex, query: str, depth: int, where: dict[str, Any] | None
+    kb: KnowledgeBase,
+    strong: VectorIndex,
+    query: str,
+    depth: int,
+    where: dict[str, Any] | None,
+    started: Future[np.ndarray] | None = None,
 ) -> Hits:
     embedder = kb.strong.embedder
     assert embedder is not None  # reader() is None when the model is off
-    return strong.query(embedder.embed_query(query), depth, kb.strong.model, where)
+    vector = started.result() if started is not None else embedder.embed_query(query)
+    return strong.query(vector, depth, kb.strong.model, where)
 
 
 def _covers_scope(kb: KnowledgeBase, strong: VectorIndex, where: dict[str, Any] | None) -> bool:

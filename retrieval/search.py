@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from retrieval.dense import STRONG, ranked_dense
+from retrieval.dense import STRONG, ranked_dense, start_strong_question
 from retrieval.filters import to_chroma_where, validate_filters
 from retrieval.fusion import fuse_hybrid
 from retrieval.query_signals import query_signals
@@ -69,10 +69,11 @@ def rank_chunks(
     allowed = set(kb.vectors.ids_where(where)) if where else None
     if allowed is not None and not allowed:
         return []
+    started = start_strong_question(kb, query) if mode == "hybrid" else None  # runs while BM25 ranks
     bm25_hits = kb.bm25.search(query, depth, allowed) if mode in ("bm25", "hybrid") else []
     if mode == "bm25":
         return bm25_hits
-    dense_hits, ranked_by = ranked_dense(kb, query, depth, where, query_vector)
+    dense_hits, ranked_by = ranked_dense(kb, query, depth, where, query_vector, started)
     if mode == "dense":
         return dense_hits
     fusion_settings = settings

@@ -28,7 +28,7 @@ from indexing.storage import open_knowledge_base
 from indexing.workers import WorkerPool
 from officeqa.embeddings import HashEmbedder, background_backend
 from officeqa.settings import EmbeddingSettings, JobsSettings, Settings, StorageSettings
-from retrieval.dense import BOTH, FAST, STRONG, fast_ranking, ranked_dense
+from retrieval.dense import BOTH, FAST, STRONG, fast_ranking, ranked_dense, start_strong_question
 from retrieval.fusion import fuse_hybrid
 from retrieval.search import query_signals_for, rank_chunks
 
@@ -200,6 +200,21 @@ def test_queries_use_the_strong_vectors_for_what_they_cover(kb: KnowledgeBase, t
     scoped = rank_chunks(kb, query, "dense", 50, filters={"doc_id": doc_id})
     assert scoped == fast_ranking(kb, query, 50, where, None)
     assert ranked_dense(kb, query, 50, where)[1] == FAST
+
+
+def test_a_hybrid_query_starts_the_strong_question_pass_only_when_the_strong_store_ranks(
+    kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    """The background model's question pass runs beside BM25 (a worker thread); before the store holds anything
+    nothing is started, and the vector it gives is the one the model gives the question directly."""
+    write_docs(tmp_path / "docs")
+    kb.index_paths([tmp_path / "docs"])
+    query = "合同审批的材料几天内提交"
+    assert start_strong_question(kb, query) is None  # nothing covered: the fast model alone, nothing wasted
+    run_background(kb)
+    started = start_strong_question(kb, query)
+    assert started is not None and kb.strong.embedder is not None
+    assert np.allclose(started.result(), kb.strong.embedder.embed_query(query), atol=1e-6)
 
 
 def test_a_scope_of_documents_is_covered_by_a_per_document_look_up(kb: KnowledgeBase, tmp_path: Path) -> None:
