@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from retrieval.dense import STRONG, ranked_dense
+from retrieval.feedback import feedback_search
 from retrieval.filters import to_chroma_where, validate_filters
 from retrieval.fusion import fuse_hybrid
 from retrieval.query_signals import query_signals
@@ -69,7 +70,7 @@ def rank_chunks(
     allowed = set(kb.vectors.ids_where(where)) if where else None
     if allowed is not None and not allowed:
         return []
-    bm25_hits = kb.bm25.search(query, depth, allowed) if mode in ("bm25", "hybrid") else []
+    bm25_hits = bm25_ranking(kb, query, depth, allowed) if mode in ("bm25", "hybrid") else []
     if mode == "bm25":
         return bm25_hits
     dense_hits, ranked_by = ranked_dense(kb, query, depth, where, query_vector)
@@ -86,6 +87,14 @@ def rank_chunks(
         scripts = (model or kb.embedder).scripts
         signals = query_signals_for(kb.bm25, query, candidates, scripts, ranked_by)
     return fuse_hybrid(bm25_hits, dense_hits, fusion_settings, signals)
+
+
+def bm25_ranking(kb: KnowledgeBase, query: str, depth: int, allowed: set[str] | None = None) -> list[tuple[str, float]]:
+    """BM25's chunks for ``query``, with pseudo-relevance feedback when ``retrieval.feedback_terms`` > 0
+    (``retrieval/feedback.py``; the feedback chunks' texts from the vector store)."""
+    hits = kb.bm25.search(query, depth, allowed)
+    n_terms = kb.settings.retrieval.feedback_terms
+    return feedback_search(kb.bm25, query, hits, kb.vectors.texts, n_terms, depth, allowed)
 
 
 def without_naming_words(query: str, naming: Sequence[str]) -> str:
