@@ -40,6 +40,7 @@ from eval.retrieval_eval import read_jsonl
 from officeqa.embeddings import background_backend, create_embedder
 from officeqa.settings import EmbeddingSettings, RetrievalSettings
 from retrieval.dense import FAST, STRONG
+from retrieval.feedback import feedback_search
 from retrieval.fusion import bm25_readability, fuse_hybrid, guarded_fusion
 from retrieval.query_signals import QuerySignals
 from retrieval.search import query_signals_for
@@ -52,6 +53,8 @@ MARGIN = 0.005
 FIGURE_KINDS = ("value", "text", "computed")
 DEFAULT = "hybrid (default)"
 OTHER = "hybrid (default), ranked by the other model"
+FEEDBACK = "bm25 + feedback (product BM25)"
+NO_FEEDBACK = "hybrid without feedback (previous default)"
 
 
 def methods(docs: np.ndarray, queries: np.ndarray, data: ChunkedSet, before: bool) -> dict[str, Callable]:
@@ -129,14 +132,17 @@ def run_set(
     embedder = create_embedder(EmbeddingSettings(backend=embedder_name))
     docs, queries = load_vectors(data, embedder)
     dense = dense_runs(data, docs, queries)
-    bm25 = {q: data.bm25(text) for q, text in zip(data.qids, data.questions, strict=True)}
+    plain = {q: data.bm25(text) for q, text in zip(data.qids, data.questions, strict=True)}
+    bm25 = feedback_runs(data, plain)
     signals = {
         q: query_signals_for(data.index, text, [c for c, _ in dense[q]], embedder.scripts, ranked_by)
         for q, text in zip(data.qids, data.questions, strict=True)
     }
-    chunk_runs: dict[str, dict[str, Hits]] = {"bm25": bm25, f"dense {embedder_name}": dense}
+    chunk_runs: dict[str, dict[str, Hits]] = {"bm25": plain, FEEDBACK: bm25, f"dense {embedder_name}": dense}
     for method, fuse in methods(docs, queries, data, before).items():
         chunk_runs[method] = {q: fuse(q, bm25[q], dense[q], signals[q]) for q in data.qids}
+    settings = RetrievalSettings(candidate_depth=DEPTH)
+    chunk_runs[NO_FEEDBACK] = {q: fuse_hybrid(plain[q], dense[q], settings, signals[q]) for q in data.qids}
     scores = {
         m: fr.per_query({q: docs_of(hits[q], data.chunk_doc) for q in data.qids}, data.gold)
         for m, hits in chunk_runs.items()
@@ -145,6 +151,21 @@ def run_set(
     if name == "annual_pages":
         out["pages"] = _page_counts(data, chunk_runs)
     return out
+
+
+def feedback_runs(data: ChunkedSet, plain: dict[str, Hits]) -> dict[str, Hits]:
+    """The product's BM25 ranking: ``plain`` re-ranked by pseudo-relevance feedback (``retrieval/feedback.py``)
+    with the default ``feedback_terms``, the feedback chunks' texts from the set."""
+    text_of = dict(zip(data.chunk_ids, data.texts, strict=True))
+    n_terms = RetrievalSettings().feedback_terms
+
+    def texts(ids: list[str]) -> dict[str, str]:
+        return {cid: text_of[cid] for cid in ids}
+
+    return {
+        q: feedback_search(data.index, text, plain[q], texts, n_terms, DEPTH)
+        for q, text in zip(data.qids, data.questions, strict=True)
+    }
 
 
 def _page_counts(data: ChunkedSet, chunk_runs: dict[str, dict[str, Hits]]) -> dict[str, dict[str, int]]:
@@ -174,7 +195,7 @@ def set_rows(label: str, result: dict, embedder: str) -> tuple[list[str], dict[s
     """Table rows of one set and, per method, (held-out margin, its bootstrap interval) for the verdicts."""
     data, scores = result["data"], result["scores"]
     halves = {h: [q for q in data.qids if q in scores["bm25"] and (h == "all" or data.split[q] == h)] for h in HALVES}
-    singles = [scores["bm25"], scores[f"dense {embedder}"]]
+    singles = [scores["bm25"], scores[FEEDBACK], scores[f"dense {embedder}"]]
     bars = {h: fr.best_single(singles, halves[h]) for h in HALVES}
     rows, verdict = [], {}
     for method, per_q in scores.items():

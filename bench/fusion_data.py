@@ -59,7 +59,7 @@ def _chunks(name: str, corpus: list[dict]) -> list[tuple[str, str, str]]:
     path = CACHE / "chunks" / f"{name}-{key}.jsonl"
     if path.exists():
         return [tuple(json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines()]
-    from indexing.ingest import prepare
+    from indexing.preparation import prepare
     from indexing.registry import DocumentRecord
     from officeqa.settings import ChunkingSettings
 
