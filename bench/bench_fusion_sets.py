@@ -40,7 +40,7 @@ from eval.retrieval_eval import read_jsonl
 from officeqa.embeddings import background_backend, create_embedder
 from officeqa.settings import EmbeddingSettings, RetrievalSettings
 from retrieval.dense import FAST, STRONG
-from retrieval.feedback import feedback_search
+from retrieval.feedback import feedback_applies, feedback_search, keep_head
 from retrieval.fusion import bm25_readability, fuse_hybrid, guarded_fusion
 from retrieval.query_signals import QuerySignals
 from retrieval.search import query_signals_for
@@ -53,7 +53,7 @@ MARGIN = 0.005
 FIGURE_KINDS = ("value", "text", "computed")
 DEFAULT = "hybrid (default)"
 OTHER = "hybrid (default), ranked by the other model"
-FEEDBACK = "bm25 + feedback (product BM25)"
+FEEDBACK = "bm25 + feedback (every query; not a product mode)"
 NO_FEEDBACK = "hybrid without feedback (previous default)"
 
 
@@ -132,17 +132,18 @@ def run_set(
     embedder = create_embedder(EmbeddingSettings(backend=embedder_name))
     docs, queries = load_vectors(data, embedder)
     dense = dense_runs(data, docs, queries)
-    plain = {q: data.bm25(text) for q, text in zip(data.qids, data.questions, strict=True)}
-    bm25 = feedback_runs(data, plain)
+    bm25 = {q: data.bm25(text) for q, text in zip(data.qids, data.questions, strict=True)}
+    expanded = feedback_runs(data, bm25)
     signals = {
         q: query_signals_for(data.index, text, [c for c, _ in dense[q]], embedder.scripts, ranked_by)
         for q, text in zip(data.qids, data.questions, strict=True)
     }
-    chunk_runs: dict[str, dict[str, Hits]] = {"bm25": plain, FEEDBACK: bm25, f"dense {embedder_name}": dense}
+    chunk_runs: dict[str, dict[str, Hits]] = {"bm25": bm25, FEEDBACK: expanded, f"dense {embedder_name}": dense}
     for method, fuse in methods(docs, queries, data, before).items():
         chunk_runs[method] = {q: fuse(q, bm25[q], dense[q], signals[q]) for q in data.qids}
-    settings = RetrievalSettings(candidate_depth=DEPTH)
-    chunk_runs[NO_FEEDBACK] = {q: fuse_hybrid(plain[q], dense[q], settings, signals[q]) for q in data.qids}
+    chunk_runs[NO_FEEDBACK] = chunk_runs[DEFAULT]
+    chunk_runs[DEFAULT] = {q: with_feedback(chunk_runs[NO_FEEDBACK][q], expanded[q], dense[q], signals[q])
+                           for q in data.qids}
     scores = {
         m: fr.per_query({q: docs_of(hits[q], data.chunk_doc) for q in data.qids}, data.gold)
         for m, hits in chunk_runs.items()
@@ -154,8 +155,8 @@ def run_set(
 
 
 def feedback_runs(data: ChunkedSet, plain: dict[str, Hits]) -> dict[str, Hits]:
-    """The product's BM25 ranking: ``plain`` re-ranked by pseudo-relevance feedback (``retrieval/feedback.py``)
-    with the default ``feedback_terms``, the feedback chunks' texts from the set."""
+    """``plain`` re-ranked by pseudo-relevance feedback (``retrieval/feedback.py``) with the default
+    ``feedback_terms``, the feedback chunks' texts from the set (what the product's hybrid fuses where it applies)."""
     text_of = dict(zip(data.chunk_ids, data.texts, strict=True))
     n_terms = RetrievalSettings().feedback_terms
 
@@ -166,6 +167,15 @@ def feedback_runs(data: ChunkedSet, plain: dict[str, Hits]) -> dict[str, Hits]:
         q: feedback_search(data.index, text, plain[q], texts, n_terms, DEPTH)
         for q, text in zip(data.qids, data.questions, strict=True)
     }
+
+
+def with_feedback(fused: Hits, expanded: Hits, dense: Hits, signals: QuerySignals) -> Hits:
+    """The product's hybrid (``retrieval/search._hybrid``): where feedback applies, the expanded BM25 list
+    fused with the dense one, below the plain fusion's first chunks."""
+    settings = RetrievalSettings(candidate_depth=DEPTH)
+    if not feedback_applies(signals, settings.feedback_terms):
+        return fused
+    return keep_head(fused, fuse_hybrid(expanded, dense, settings, signals))
 
 
 def _page_counts(data: ChunkedSet, chunk_runs: dict[str, dict[str, Hits]]) -> dict[str, dict[str, int]]:
@@ -195,7 +205,7 @@ def set_rows(label: str, result: dict, embedder: str) -> tuple[list[str], dict[s
     """Table rows of one set and, per method, (held-out margin, its bootstrap interval) for the verdicts."""
     data, scores = result["data"], result["scores"]
     halves = {h: [q for q in data.qids if q in scores["bm25"] and (h == "all" or data.split[q] == h)] for h in HALVES}
-    singles = [scores["bm25"], scores[FEEDBACK], scores[f"dense {embedder}"]]
+    singles = [scores["bm25"], scores[f"dense {embedder}"]]
     bars = {h: fr.best_single(singles, halves[h]) for h in HALVES}
     rows, verdict = [], {}
     for method, per_q in scores.items():

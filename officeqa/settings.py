@@ -169,9 +169,10 @@ class RetrievalSettings(BaseModel):
         20,
         ge=0,
         description=(
-            "BM25 pseudo-relevance feedback (RM3, retrieval/feedback.py): the question is searched again with "
-            "this many words its first 10 chunks share, BM25's first 3 chunks keeping their places; 0 = off. "
-            "Lifts recall where a story is told in many differently worded articles (RGB-zh Recall@10 "
+            "BM25 pseudo-relevance feedback in hybrid search (RM3, retrieval/feedback.py): where BM25 reads the "
+            "question, it is searched again with this many words its first 10 BM25 chunks share, and that "
+            "ranking fused below the plain fusion's first 3 chunks; 0 = off. Lifts recall where a story is told "
+            "in many differently worded articles (RGB-zh Recall@10, "
             "bench/results/rgb_use_only.md)."
         ),
     )

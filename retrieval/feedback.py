@@ -1,18 +1,22 @@
-"""Pseudo-relevance feedback for BM25 (RM3) that keeps BM25's first chunks where they were.
+"""Pseudo-relevance feedback for the hybrid's BM25 side (RM3), below the plain fusion's first chunks.
 
 Why: news collections repeat a story in many near-duplicate articles that word it differently
 ("春运从1月17日开始" / "铁路春运自1月17日开始"); a short question matches a few of them, and the rest
 share the words of the first hits more than the question's. RM3 (Lavrenko & Croft's relevance model,
-mixed with the query as in Anserini / Pyserini) adds the words the first ``FEEDBACK_CHUNKS`` hits
-share and searches again: on the RGB-zh tuning half, BM25 Recall@10 0.665 -> 0.711.
+mixed with the query as in Anserini / Pyserini) adds the words the first ``FEEDBACK_CHUNKS`` BM25 hits
+share and searches again. RGB-zh tuning half, with the fast embedder (USE) only: hybrid Recall@10
+0.670 -> 0.712, BM25 alone 0.665 -> 0.713.
 
-Why the head is kept: on sets with one relevant paragraph (MLQA, DRCD) the expanded query drifts
-to that paragraph's neighbours on the same topic and pushes it down (MLQA-zh tuning half nDCG@10
-0.797 -> 0.749). BM25's first ``KEPT_HEAD`` chunks stay first, in their order; the feedback
-ranking fills the rest (MLQA-zh 0.797 unchanged, RGB-zh Recall@10 still 0.713).
-The numbers, both halves of every set: ``bench/results/rgb_use_only.md``.
+Where it does not apply, and why (tuning halves, ``bench/results/rgb_use_only.md``):
 
-Pure functions over plain data: the caller searches and reads the feedback chunks' terms.
+* The plain fusion's first ``KEPT_HEAD`` chunks keep their places (:func:`keep_head`): on sets with one
+  relevant paragraph (MLQA, DRCD, XQuAD) the expanded query drifts to that paragraph's neighbours on the
+  same topic (BM25 alone with feedback: MLQA-zh nDCG@10 0.797 -> 0.749 without a kept head).
+* Only when BM25 reads the question (:func:`feedback_applies`): an English question over Chinese
+  paragraphs matches a few names, and feedback from those paragraphs pulled the dense side's answers
+  down (MLQA en->zh Recall@10 0.848 -> 0.837).
+
+Pure functions over plain data, plus :func:`feedback_search`, which reads an index through its protocol.
 """
 
 from __future__ import annotations
@@ -20,6 +24,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
+
+from retrieval.fusion import SCRIPT_PRESENT, bm25_readability
+from retrieval.query_signals import QuerySignals
 
 if TYPE_CHECKING:
     from indexing.contracts import KeywordIndex
@@ -30,7 +37,8 @@ Hits = list[tuple[str, float]]
 #: 20 expansion terms rather than 10 (RGB-zh tuning half Recall@10 0.690 with 10, 0.711 with 20, 0.708 with 30).
 FEEDBACK_CHUNKS = 10
 ORIGINAL_WEIGHT = 0.5
-#: BM25's first chunks that keep their places (1: MLQA-zh nDCG@10 0.788; 3: 0.797, BM25's own 0.797).
+#: The plain ranking's first chunks that keep their places (BM25 alone with feedback, MLQA-zh tuning half
+#: nDCG@10: head 1 0.788, head 3 0.797, BM25's own 0.797; the result page holds 10).
 KEPT_HEAD = 3
 
 
@@ -75,6 +83,13 @@ def keep_head(original: Hits, expanded: Hits, keep: int = KEPT_HEAD) -> Hits:
         floor = max(own.get(cid, 0.0), floor)
         lifted.append((cid, floor))
     return lifted[::-1] + tail
+
+
+def feedback_applies(signals: QuerySignals, n_terms: int) -> bool:
+    """True when feedback is on (``n_terms`` > 0) and BM25 reads the question: its terms are known to the
+    index (``bm25_readability`` 1, the fusion's own test) and its script is present in the corpus
+    (``SCRIPT_PRESENT``, the fusion's threshold), so the feedback chunks are in the question's language."""
+    return n_terms > 0 and bm25_readability(signals) >= 1.0 and signals.script_in_corpus >= SCRIPT_PRESENT
 
 
 def feedback_chunks(hits: Hits, n: int = FEEDBACK_CHUNKS) -> list[str]:
