@@ -45,8 +45,8 @@ KEPT_HEAD = 3
 def relevance_model(
     query_terms: Sequence[str], feedback: Sequence[tuple[Sequence[str], float]], n_terms: int
 ) -> dict[str, float]:
-    """RM3 term weights: the query's term shares and the feedback's ``n_terms`` best, mixed
-    ``ORIGINAL_WEIGHT`` / rest (each part sums to 1).
+    """RM3 term weights: the query's term shares and the feedback's ``n_terms`` best, mixed: the query's
+    part sums to ``ORIGINAL_WEIGHT``, the feedback's to the rest.
 
     ``feedback`` is (the chunk's index terms, its BM25 score) per feedback chunk; a chunk's vote for a
     term is the term's share of the chunk, weighed by the chunk's share of the feedback scores.
