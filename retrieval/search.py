@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from retrieval.dense import STRONG, ranked_dense, start_strong_question
+from retrieval.feedback import feedback_applies, feedback_search, keep_head
 from retrieval.filters import to_chroma_where, validate_filters
 from retrieval.fusion import fuse_hybrid
 from retrieval.query_signals import query_signals
@@ -76,6 +77,18 @@ def rank_chunks(
     dense_hits, ranked_by = ranked_dense(kb, query, depth, where, query_vector, started)
     if mode == "dense":
         return dense_hits
+    return _hybrid(kb, query, (bm25_hits, dense_hits), ranked_by, depth, allowed)
+
+
+def _hybrid(
+    kb: KnowledgeBase, query: str, lists: tuple[list[tuple[str, float]], list[tuple[str, float]]], ranked_by: str,
+    depth: int, allowed: set[str] | None,
+) -> list[tuple[str, float]]:
+    """The fused ranking of (BM25, dense) ``lists``; with pseudo-relevance feedback where it applies
+    (``retrieval/feedback.py``: BM25 reads the question) the expanded BM25 list fused again below the
+    plain fusion's first chunks."""
+    bm25_hits, dense_hits = lists
+    settings = kb.settings.retrieval
     fusion_settings = settings
     if depth > settings.candidate_depth:
         fusion_settings = settings.model_copy(update={"candidate_depth": depth})
@@ -86,7 +99,11 @@ def rank_chunks(
         model = kb.strong.embedder if ranked_by == STRONG else None
         scripts = (model or kb.embedder).scripts
         signals = query_signals_for(kb.bm25, query, candidates, scripts, ranked_by)
-    return fuse_hybrid(bm25_hits, dense_hits, fusion_settings, signals)
+    fused = fuse_hybrid(bm25_hits, dense_hits, fusion_settings, signals)
+    if signals is None or not feedback_applies(signals, settings.feedback_terms):
+        return fused
+    expanded = feedback_search(kb.bm25, query, bm25_hits, kb.vectors.texts, settings.feedback_terms, depth, allowed)
+    return keep_head(fused, fuse_hybrid(expanded, dense_hits, fusion_settings, signals))
 
 
 def without_naming_words(query: str, naming: Sequence[str]) -> str:

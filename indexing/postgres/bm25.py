@@ -39,7 +39,7 @@ WITH st AS (SELECT n, total_length FROM {s}.bm25_stats WHERE id = 1),
 q AS (
     SELECT t.term_id,
            ln(1.0::float8 + (st.n - t.df + 0.5::float8) / (t.df + 0.5::float8)) * x.qtf AS weight
-    FROM unnest(%(terms)s::text[], %(qtf)s::int[]) AS x(term, qtf)
+    FROM unnest(%(terms)s::text[], %(qtf)s::float8[]) AS x(term, qtf)
     JOIN {s}.bm25_terms t ON t.term = x.term AND t.df > 0
     CROSS JOIN st
 ),
@@ -72,7 +72,7 @@ _ALLOWED = "WHERE p.seq IN (SELECT seq FROM {s}.bm25_docs WHERE chunk_id = ANY(%
 _TERMS = """
 SELECT t.term_id, t.df, ln(1.0::float8 + (st.n - t.df + 0.5::float8) / (t.df + 0.5::float8)) * x.qtf,
        t.max_tf, t.min_dl, st.n, st.total_length
-FROM unnest(%(terms)s::text[], %(qtf)s::int[]) WITH ORDINALITY AS x(term, qtf, ord)
+FROM unnest(%(terms)s::text[], %(qtf)s::float8[]) WITH ORDINALITY AS x(term, qtf, ord)
 JOIN {s}.bm25_terms t ON t.term = x.term AND t.df > 0
 CROSS JOIN {s}.bm25_stats st WHERE st.id = 1
 ORDER BY x.ord
@@ -347,13 +347,20 @@ class PostgresBM25:
         self, tokens: Sequence[str], k: int, allowed_ids: set[str] | None = None
     ) -> list[tuple[str, float]]:
         """Top ``k`` (chunk id, score), best first; equal scores keep insertion order."""
-        if k <= 0 or not tokens:
+        return self.search_weighted(Counter(tokens), k, allowed_ids)
+
+    def search_weighted(
+        self, term_weights: Mapping[str, float], k: int, allowed_ids: set[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """:meth:`search_tokens` with each term's query weight given (a count, or a relevance model's
+        fractional weight, ``retrieval/feedback.py``), as ``BM25Index.search_weighted`` scores it."""
+        weights = _query_weights(term_weights)
+        if k <= 0 or not weights:
             return []
         if allowed_ids is not None and not allowed_ids:
             return []
-        counts = Counter(term_key(t) for t in tokens)
-        terms = list(counts)
-        params: dict[str, object] = {"terms": terms, "qtf": [counts[t] for t in terms]}
+        terms = list(weights)
+        params: dict[str, object] = {"terms": terms, "qtf": [weights[t] for t in terms]}
         # One statement (its own snapshot) for a large scope, or for terms too rare for pruning to pay.
         full = allowed_ids is not None and len(allowed_ids) > self.direct_scope
         if allowed_ids is None:
@@ -361,7 +368,7 @@ class PostgresBM25:
             full = int(postings or 0) <= self.small_postings
         if full:
             self.last_path = "full"
-            return self.search_full(tokens, k, allowed_ids)
+            return self.search_full(weights, k, allowed_ids)
         with self.db.snapshot():  # every statement below sees the same committed state
             rows = self.db.execute(_TERMS.replace("{s}", self.s), params)
             if not rows:
@@ -380,19 +387,19 @@ class PostgresBM25:
                 self.last_path = "pruned"
                 return found
             self.last_path = "fallback"
-            return self.search_full(tokens, k, allowed_ids)
+            return self.search_full(weights, k, allowed_ids)
 
     def search_full(
-        self, tokens: Sequence[str], k: int, allowed_ids: set[str] | None = None
+        self, tokens: Sequence[str] | Mapping[str, float], k: int, allowed_ids: set[str] | None = None
     ) -> list[tuple[str, float]]:
-        """:meth:`search_tokens` by aggregating every posting of the query terms: the reference the pruned
-        search must equal, and its fallback."""
-        if k <= 0 or not tokens or (allowed_ids is not None and not allowed_ids):
+        """:meth:`search_tokens` (tokens) or :meth:`search_weighted` (term -> weight) by aggregating every
+        posting of the query terms: the reference the pruned search must equal, and its fallback."""
+        weights = _query_weights(tokens if isinstance(tokens, Mapping) else Counter(tokens))
+        if k <= 0 or not weights or (allowed_ids is not None and not allowed_ids):
             return []
-        counts = Counter(term_key(t) for t in tokens)
-        terms = list(counts)
+        terms = list(weights)
         params: dict[str, object] = {
-            "terms": terms, "qtf": [counts[t] for t in terms], "k1": self.k1, "b": self.b, "k": int(k),
+            "terms": terms, "qtf": [weights[t] for t in terms], "k1": self.k1, "b": self.b, "k": int(k),
         }
         filter_sql, postings = "", _POSTINGS
         if allowed_ids is not None:
@@ -400,6 +407,16 @@ class PostgresBM25:
             params["allowed"] = sorted(allowed_ids)
         sql = _SEARCH.replace("{filter}", filter_sql).replace("{postings}", postings).replace("{s}", self.s)
         return [(cid, float(score)) for cid, score in self.db.execute(sql, params)]
+
+
+def _query_weights(term_weights: Mapping[str, float]) -> dict[str, float]:
+    """Positive query weights by stored term key, in the query's order (terms whose keys meet add up)."""
+    out: dict[str, float] = {}
+    for term, weight in term_weights.items():
+        if weight > 0:
+            key = term_key(term)
+            out[key] = out.get(key, 0.0) + float(weight)
+    return out
 
 
 __all__ = ["K1", "B", "PostgresBM25", "term_key"]

@@ -149,6 +149,27 @@ def test_scoped_search_is_exact_for_small_and_large_scopes(index: PostgresBM25) 
     assert index.search_tokens([VOCAB[0]], 5, set()) == []
 
 
+def test_fractional_query_weights_score_alike_on_both_back_ends(index: PostgresBM25) -> None:
+    """search_weighted (RM3's fractional weights, retrieval/feedback.py): pruned == full == embedded, and a
+    weight of 2 scores like the term written twice."""
+    rng = random.Random(17)
+    ids, tokens = make_corpus(rng, 2000)
+    embedded = build(index, ids, tokens)
+    pruned = 0
+    for _ in range(60):
+        weights = {t: rng.choice([0.03, 0.25, 0.5, 1.7]) for t in make_query(rng)}
+        k = rng.choice([3, 10, 40])
+        got = index.search_weighted(weights, k)
+        pruned += index.last_path == "pruned"
+        assert_same(got, index.search_full(weights, k), 1e-9, f"{weights} k={k} via {index.last_path}")
+        assert_same(got, embedded.search_weighted(weights, k), 1e-6, f"{weights} k={k} vs embedded")
+    assert pruned >= 5  # the proof ran on fractional weights too
+    term = VOCAB[4]
+    assert_same(index.search_weighted({term: 2.0, VOCAB[40]: 1.0}, 10),
+                index.search_tokens([term, VOCAB[40], term], 10), 1e-9, "weight 2 == written twice")
+    assert index.search_weighted({term: 0.0}, 10) == embedded.search_weighted({term: 0.0}, 10) == []
+
+
 def test_a_version_1_schema_upgrades_and_searches_the_same(index: PostgresBM25) -> None:
     rng = random.Random(3)
     ids, tokens = make_corpus(rng, 1500)
