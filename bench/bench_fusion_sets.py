@@ -161,15 +161,11 @@ def run_set(
 
 def feedback_runs(data: ChunkedSet, plain: dict[str, Hits]) -> dict[str, Hits]:
     """``plain`` re-ranked by pseudo-relevance feedback (``retrieval/feedback.py``) with the default
-    ``feedback_terms``, the feedback chunks' texts from the set (what the product's hybrid fuses where it applies)."""
-    text_of = dict(zip(data.chunk_ids, data.texts, strict=True))
+    ``feedback_terms``, the feedback chunks' terms from the set's index (what the product's hybrid fuses where
+    it applies)."""
     n_terms = RetrievalSettings().feedback_terms
-
-    def texts(ids: list[str]) -> dict[str, str]:
-        return {cid: text_of[cid] for cid in ids}
-
     return {
-        q: feedback_search(data.index, text, plain[q], texts, n_terms, DEPTH)
+        q: feedback_search(data.index, text, plain[q], n_terms, DEPTH)
         for q, text in zip(data.qids, data.questions, strict=True)
     }
 

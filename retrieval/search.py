@@ -102,7 +102,7 @@ def _hybrid(
     fused = fuse_hybrid(bm25_hits, dense_hits, fusion_settings, signals)
     if signals is None or not feedback_applies(signals, settings.feedback_terms):
         return fused
-    expanded = feedback_search(kb.bm25, query, bm25_hits, kb.vectors.texts, settings.feedback_terms, depth, allowed)
+    expanded = feedback_search(kb.bm25, query, bm25_hits, settings.feedback_terms, depth, allowed)
     return keep_head(fused, fuse_hybrid(expanded, dense_hits, fusion_settings, signals))
 
 

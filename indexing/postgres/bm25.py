@@ -340,6 +340,26 @@ class PostgresBM25:
         order = {cid: i for i, cid in enumerate(wanted)}
         return dict(sorted(out.items(), key=lambda item: order[item[0]]))
 
+    def term_counts(self, ids: Iterable[str]) -> dict[str, dict[str, int]]:
+        """chunk id -> its terms and counts, in the order the chunk's ``term_ids`` list them (the embedded
+        index's :meth:`~indexing.bm25_index.BM25Index.term_counts`): one query over the chunks' postings."""
+        wanted = list(ids)
+        if not wanted:
+            return {}
+        rows = self.db.execute(
+            f"SELECT d.chunk_id, t.term, p.tf FROM {self.s}.bm25_docs d "
+            "CROSS JOIN LATERAL unnest(d.term_ids) WITH ORDINALITY AS u(term_id, n) "
+            f"JOIN {self.s}.bm25_postings p ON p.term_id = u.term_id AND p.seq = d.seq "
+            f"JOIN {self.s}.bm25_terms t ON t.term_id = u.term_id "
+            "WHERE d.chunk_id = ANY(%s) ORDER BY d.chunk_id, u.n",
+            [wanted],
+        )
+        out: dict[str, dict[str, int]] = {}
+        for cid, term, tf in rows:
+            out.setdefault(cid, {})[term] = int(tf)
+        order = {cid: i for i, cid in enumerate(wanted)}
+        return dict(sorted(out.items(), key=lambda item: order[item[0]]))
+
     def search(self, query: str, k: int, allowed_ids: set[str] | None = None) -> list[tuple[str, float]]:
         return self.search_tokens(bm25_terms(query), k, allowed_ids)
 

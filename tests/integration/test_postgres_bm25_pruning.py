@@ -170,6 +170,22 @@ def test_fractional_query_weights_score_alike_on_both_back_ends(index: PostgresB
     assert index.search_weighted({term: 0.0}, 10) == embedded.search_weighted({term: 0.0}, 10) == []
 
 
+def test_term_counts_are_the_chunks_own_on_both_back_ends(index: PostgresBM25) -> None:
+    """What feedback reads instead of tokenizing texts again: each chunk's terms and counts, first-seen order."""
+    from collections import Counter
+
+    rng = random.Random(23)
+    ids, tokens = make_corpus(rng, 300)
+    embedded = build(index, ids, tokens)
+    wanted = [ids[7], "missing-0", ids[0], ids[123]]
+    expected = {cid: dict(Counter(tokens[ids.index(cid)])) for cid in wanted if cid != "missing-0"}
+    for backend in (index, embedded):
+        got = backend.term_counts(wanted)
+        assert list(got) == [ids[7], ids[0], ids[123]]  # asked order, the missing id left out
+        assert got == expected
+        assert all(list(got[cid]) == list(expected[cid]) for cid in got)  # first-seen order, as Counter gives
+
+
 def test_a_version_1_schema_upgrades_and_searches_the_same(index: PostgresBM25) -> None:
     rng = random.Random(3)
     ids, tokens = make_corpus(rng, 1500)
