@@ -74,19 +74,34 @@ def rank_chunks(
     bm25_hits = kb.bm25.search(query, depth, allowed) if mode in ("bm25", "hybrid") else []
     if mode == "bm25":
         return bm25_hits
+    expanded = _feedback_list(kb, query, bm25_hits, depth, allowed) if mode == "hybrid" else None  # also meanwhile
     dense_hits, ranked_by = ranked_dense(kb, query, depth, where, query_vector, started)
     if mode == "dense":
         return dense_hits
-    return _hybrid(kb, query, (bm25_hits, dense_hits), ranked_by, depth, allowed)
+    return _hybrid(kb, query, (bm25_hits, dense_hits), ranked_by, depth, expanded)
+
+
+def _feedback_list(
+    kb: KnowledgeBase, query: str, bm25_hits: list[tuple[str, float]], depth: int, allowed: set[str] | None
+) -> list[tuple[str, float]] | None:
+    """BM25's ranking with pseudo-relevance feedback (``retrieval/feedback.py``), or None where it does not apply.
+
+    Computed before the dense ranking, while the background model's question pass runs on its worker thread:
+    whether feedback applies reads only BM25-side signals (``bm25_readability``), not the dense candidates."""
+    settings = kb.settings.retrieval
+    if settings.feedback_terms <= 0 or settings.fusion not in ("guarded", "guarded_abstain", "adaptive"):
+        return None
+    if not feedback_applies(query_signals_for(kb.bm25, query), settings.feedback_terms):
+        return None
+    return feedback_search(kb.bm25, query, bm25_hits, settings.feedback_terms, depth, allowed)
 
 
 def _hybrid(
     kb: KnowledgeBase, query: str, lists: tuple[list[tuple[str, float]], list[tuple[str, float]]], ranked_by: str,
-    depth: int, allowed: set[str] | None,
+    depth: int, expanded: list[tuple[str, float]] | None,
 ) -> list[tuple[str, float]]:
-    """The fused ranking of (BM25, dense) ``lists``; with pseudo-relevance feedback where it applies
-    (``retrieval/feedback.py``: BM25 reads the question) the expanded BM25 list fused again below the
-    plain fusion's first chunks."""
+    """The fused ranking of (BM25, dense) ``lists``; where feedback applied (``expanded``: BM25 with it, from
+    :func:`_feedback_list`) the expanded list fused with the dense one below the plain fusion's first chunks."""
     bm25_hits, dense_hits = lists
     settings = kb.settings.retrieval
     fusion_settings = settings
@@ -100,9 +115,8 @@ def _hybrid(
         scripts = (model or kb.embedder).scripts
         signals = query_signals_for(kb.bm25, query, candidates, scripts, ranked_by)
     fused = fuse_hybrid(bm25_hits, dense_hits, fusion_settings, signals)
-    if signals is None or not feedback_applies(signals, settings.feedback_terms):
+    if signals is None or expanded is None:
         return fused
-    expanded = feedback_search(kb.bm25, query, bm25_hits, settings.feedback_terms, depth, allowed)
     return keep_head(fused, fuse_hybrid(expanded, dense_hits, fusion_settings, signals))
 
 
