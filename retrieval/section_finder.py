@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +39,8 @@ from indexing.summary.query import (
 )
 from indexing.summary.store import SummaryStore
 from indexing.summary.tree import SummaryNode, SummaryTree
-from retrieval.section_outline import Chunks, outline_level, path_headings
+from retrieval.citations import heading_list
+from retrieval.section_outline import Chunks, outline_level, placed_headings
 
 __all__ = ["Heading", "Piece", "Section", "find_section", "names_a_section", "outline", "scan_headings",
            "section_at", "section_name"]
@@ -167,7 +169,8 @@ def _match(heading: str, asked: _Asked) -> int:
     "MoE一节"), else by the length of its words inside the question or all its Latin words inside that name (a loose
     phrase of the same name, never words scattered over a question that names no section); 0 when not named."""
     ordinal = title_ordinal(heading)
-    if ordinal is not None and ordinal in asked.ordinals:
+    if ordinal is not None and (ordinal in asked.ordinals or (  # "section 3" names "3. Results" too
+            ordinal[1] == "" and ordinal[0] in {number for number, _ in asked.ordinals})):
         return 1000
     words = fold_title(heading)
     if words and words == asked.name:
@@ -199,7 +202,28 @@ def _section_of(doc_id: str, chunks: Chunks, headings: list[Heading], at: int) -
     """The section under ``headings[at]``: to the next heading of its kind at its level or above."""
     heading = headings[at]
     end = next((h for h in headings[at + 1:] if h.kind == heading.kind and h.level <= heading.level), None)
-    return Section(doc_id, heading.title, _slice(chunks, heading, end))
+    pieces = _slice(chunks, heading, end)
+    if heading.kind == "path":
+        _cite_under(pieces, [*_ancestors(headings[:at], heading.level), heading.title])
+    return Section(doc_id, heading.title, pieces)
+
+
+def _ancestors(before: list[Heading], level: int) -> list[str]:
+    """The titles of the path headings above one at ``level``, outermost first."""
+    path: list[str] = []
+    for heading in reversed(before):
+        if heading.kind == "path" and heading.level < level:
+            path.insert(0, heading.title)
+            level = heading.level
+    return path
+
+
+def _cite_under(pieces: list[Piece], path: list[str]) -> None:
+    """Pieces whose chunk's heading path misses the section (tiny sections merged into one chunk carry the first
+    one's path) are cited by the section's path: a citation names the section it quotes."""
+    for piece in pieces:
+        if path[-1] not in heading_list(piece.meta.get("heading_path")):
+            piece.meta["heading_path"] = " > ".join(path)
 
 
 def _named(doc_id: str, chunks: Chunks, headings: list[Heading], asked: _Asked) -> Section | None:
@@ -209,8 +233,12 @@ def _named(doc_id: str, chunks: Chunks, headings: list[Heading], asked: _Asked) 
     return _section_of(doc_id, chunks, headings, scores.index(max(scores)))  # the earliest (outermost) best
 
 
-def _paths(chunks: Chunks) -> list[Heading]:
-    return [Heading(title, chunk, line, "path", level) for title, level, chunk, line in path_headings(chunks)]
+#: The parser's headings of a document as (title, level), in reading order (``section_outline.placed_headings``).
+Parsed = Sequence[tuple[str, int]]
+
+
+def _paths(chunks: Chunks, parsed: Parsed) -> list[Heading]:
+    return [Heading(title, chunk, line, "path", level) for title, level, chunk, line in placed_headings(chunks, parsed)]
 
 
 def _tree_nodes(store: SummaryStore | None, doc_id: str) -> tuple[SummaryTree | None, list[SummaryNode]]:
@@ -243,13 +271,14 @@ def _from_tree(store: SummaryStore | None, doc_id: str, chunks: Chunks, asked: _
     return _tree_section(tree, nodes[scores.index(max(scores))], doc_id, chunks)  # an outer one before its parts
 
 
-def find_section(store: SummaryStore | None, doc_id: str, chunks: Chunks, question: str) -> Section | None:
-    """The section of the document ``question`` names: a chapter heading of its text, else a heading of its
-    chunks' heading paths, else a summary-tree node."""
+def find_section(store: SummaryStore | None, doc_id: str, chunks: Chunks, question: str, parsed: Parsed = ()
+                 ) -> Section | None:
+    """The section of the document ``question`` names: a chapter heading of its text, else one of the parser's
+    headings (``parsed``, else the chunks' heading paths), else a summary-tree node."""
     asked = _Asked.of(question)
     section = _named(doc_id, chunks, scan_headings(chunks), asked)
     if section is None:
-        section = _named(doc_id, chunks, _paths(chunks), asked)
+        section = _named(doc_id, chunks, _paths(chunks, parsed), asked)
     if section is None:
         section = _from_tree(store, doc_id, chunks, asked)
     return section if section is not None and section.pieces else None
@@ -270,17 +299,18 @@ def _top_nodes(nodes: list[SummaryNode]) -> list[SummaryNode]:
     return [n for n in nodes if n.level == level]
 
 
-def outline(store: SummaryStore | None, doc_id: str, chunks: Chunks) -> list[str]:
+def outline(store: SummaryStore | None, doc_id: str, chunks: Chunks, parsed: Parsed = ()) -> list[str]:
     """The titles of the document's sections a reader can ask for, in reading order; [] when none are known."""
-    top = _top([*scan_headings(chunks), *_paths(chunks)])
+    top = _top([*scan_headings(chunks), *_paths(chunks, parsed)])
     if top:
         return [h.title for h in top]
     return [n.title for n in _top_nodes(_tree_nodes(store, doc_id)[1])]
 
 
-def section_at(store: SummaryStore | None, doc_id: str, chunks: Chunks, index: int) -> Section | None:
+def section_at(store: SummaryStore | None, doc_id: str, chunks: Chunks, index: int, parsed: Parsed = ()
+               ) -> Section | None:
     """The section at ``index`` (0 the first, -1 the last) of the document's outline (:func:`outline`)."""
-    headings = [*scan_headings(chunks), *_paths(chunks)]
+    headings = [*scan_headings(chunks), *_paths(chunks, parsed)]
     top = _top(headings)
     if top and -len(top) <= index < len(top):
         section: Section | None = _section_of(doc_id, chunks, headings, headings.index(top[index]))

@@ -1,22 +1,25 @@
-"""A document's sections as its parser saw them: the heading path every chunk carries ("IBM > 1960s–1980s"), read
-back as an outline of headings, and the section a question names by its place ("the first section", "the last
-section of en_wiki.md").
+"""A document's sections as its parser saw them: its heading blocks (title, level), each placed at the chunk line
+where its title stands, else the heading path every chunk carries ("IBM > 1960s–1980s"); read back as an outline,
+and the section a question names by its place ("the first section", "the last section of en_wiki.md").
 
-Why: Markdown ``#``/``##`` and setext headings, Word heading styles and an outline's nested items reach the chunks
-only as this path (the chunk text holds the bare title line, "1960s–1980s"), which is neither a "第三节" chapter line
-nor a capitalised one, so without a summary tree such a section could not be found by its name. The path is the
-parser's own structure: no guessing from the look of a line.
+Why: Markdown ``#``/``##`` and setext headings, Word heading styles and an outline's nested items reach the chunk
+text only as a bare title line ("1960s–1980s"), which is neither a "第三节" chapter line nor a capitalised one, so
+without a summary tree such a section could not be found by its name. The heading blocks are the parser's own
+structure, no guess from a line's look; they are read rather than the chunks' paths alone because a short document's
+tiny sections merge into one chunk whose path names only the first ("Soil Study" holding "2. Methods" and
+"3. Results").
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
 from retrieval.citations import heading_list
 
-__all__ = ["Chunks", "outline_level", "path_headings", "section_position"]
+__all__ = ["Chunks", "outline_level", "path_headings", "placed_headings", "section_position"]
 
 Chunks = Sequence[tuple[str, str, dict[str, Any]]]
 
@@ -58,6 +61,29 @@ def path_headings(chunks: Chunks) -> list[tuple[str, int, int, int]]:
             title = path[depth - 1]
             found.append((title, depth, index, next((n for n, line in enumerate(lines) if line == title), 0)))
     return found
+
+
+def _key(line: str) -> str:
+    return re.sub(r"\s+", "", line.strip().lstrip("#"))
+
+
+def placed_headings(chunks: Chunks, parsed: Sequence[tuple[str, int]]) -> list[tuple[str, int, int, int]]:
+    """The parser's headings ``parsed`` (title, level), in reading order, as (title, level, chunk, line): each at
+    the first line after the previous one's that spells its title; one no chunk spells is left out. With no parsed
+    headings (or none placed), the chunks' heading paths (:func:`path_headings`)."""
+    where: dict[str, list[tuple[int, int]]] = {}
+    for index, (_, text, _) in enumerate(chunks):
+        for number, line in enumerate(text.splitlines()):
+            where.setdefault(_key(line), []).append((index, number))
+    found: list[tuple[str, int, int, int]] = []
+    cursor = (0, 0)
+    for title, level in parsed:
+        spots = where.get(_key(title), []) if _key(title) else []
+        at = bisect_left(spots, cursor)
+        if at < len(spots):
+            found.append((title.strip(), level, *spots[at]))
+            cursor = (spots[at][0], spots[at][1] + 1)
+    return found or path_headings(chunks)
 
 
 def outline_level(levels: Sequence[int]) -> int | None:

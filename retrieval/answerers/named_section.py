@@ -20,6 +20,7 @@ from pathlib import PurePath
 from typing import Any
 
 from indexing.summary.query import is_generic
+from officeqa.domain import BlockType
 from officeqa.text_tokens import subject_words
 from retrieval.answer_texts import based_on
 from retrieval.answering import Answer, notice_for
@@ -56,6 +57,7 @@ _POSITIONS = frozenset([
 ])
 
 Chunks = list[tuple[str, str, dict[str, Any]]]
+Parsed = list[tuple[str, int]]
 
 
 def asks_what_it_says(question: str) -> bool:
@@ -67,7 +69,7 @@ class NamedSection:
     """The named section's prose from the documents in scope; a named section they lack, said; else declines."""
 
     def __init__(self) -> None:
-        self._chunks: dict[str, Chunks] = {}
+        self._chunks: dict[str, tuple[Chunks, Parsed]] = {}
 
     def answer(self, ctx: QuestionContext) -> Answer | None:
         knowledge = knowledge_of(ctx)
@@ -84,13 +86,14 @@ class NamedSection:
         doc_ids = scope.doc_ids[:_DOCUMENTS] if named else self._candidates(ctx, knowledge, scope)
         store = knowledge.summaries()
         for doc_id in doc_ids:
-            section = find_section(store, doc_id, self._texts(knowledge, doc_id), ctx.standalone)
+            chunks, parsed = self._texts(knowledge, doc_id)
+            section = find_section(store, doc_id, chunks, ctx.standalone, parsed)
             if section is not None:
                 return self._quote(ctx, scope if doc_id in scope.doc_ids else Scope("retrieved", [doc_id]), section)
         if not scope.doc_ids or not names_a_section(ctx.standalone):
             return None
         name = section_name(ctx.standalone)
-        if not named and name and any(outline(store, d, self._texts(knowledge, d)) for d in doc_ids):
+        if not named and name and any(outline(store, d, *self._texts(knowledge, d)) for d in doc_ids):
             return self._missing(ctx, name)
         return self._lacking(ctx, knowledge, scope, scope.doc_ids[0])
 
@@ -110,8 +113,8 @@ class NamedSection:
         if len(doc_ids) != 1:
             return self._which(ctx, phrase, doc_ids) if doc_ids else None
         scope = ctx.scope if named else Scope("retrieved", doc_ids)
-        texts = self._texts(knowledge, doc_ids[0])
-        section = section_at(knowledge.summaries(), doc_ids[0], texts, index)
+        chunks, parsed = self._texts(knowledge, doc_ids[0])
+        section = section_at(knowledge.summaries(), doc_ids[0], chunks, index, parsed)
         return self._quote(ctx, scope, section) if section is not None else self._lacking(
             ctx, knowledge, scope, doc_ids[0])
 
@@ -131,11 +134,15 @@ class NamedSection:
         notice = notice_for(ctx.failure.reason, ctx.language)
         return ctx.reply(message("section_missing", ctx.language, name=name), [], "extractive", notice, meta)
 
-    def _texts(self, knowledge: Knowledge, doc_id: str) -> Chunks:
+    def _texts(self, knowledge: Knowledge, doc_id: str) -> tuple[Chunks, Parsed]:
+        """A document's chunks and its parser's headings (title, level), kept for the next questions."""
         if doc_id not in self._chunks:
             if len(self._chunks) >= _CACHED:
                 self._chunks.pop(next(iter(self._chunks)))
-            self._chunks[doc_id] = knowledge.chunk_texts(doc_id)
+            documents, _ = knowledge.stored([doc_id], {})
+            parsed = [(b.text, b.level or 1) for d in documents for b in d.parsed.blocks
+                      if b.type is BlockType.HEADING and b.text.strip()]
+            self._chunks[doc_id] = (knowledge.chunk_texts(doc_id), parsed)
         return self._chunks[doc_id]
 
     def _quote(self, ctx: QuestionContext, scope: Scope, section: Section) -> Answer:
@@ -158,7 +165,7 @@ class NamedSection:
     def _lacking(self, ctx: QuestionContext, knowledge: Knowledge, scope: Scope, doc_id: str) -> Answer | None:
         """A named section the document lacks, said with the sections it has; when its sections cannot be listed
         (no chapter headings, no summary tree) absence is not known, so it declines and later answerers search."""
-        titles = outline(knowledge.summaries(), doc_id, self._texts(knowledge, doc_id))[:_LISTED]
+        titles = outline(knowledge.summaries(), doc_id, *self._texts(knowledge, doc_id))[:_LISTED]
         if not titles:
             return None
         name = _name(ctx, doc_id)
