@@ -59,7 +59,9 @@ MAX_CHUNKS = 48
 #: A question that names a section by its form, whether or not the document has it.
 _NAMING = re.compile(
     r"第\s*[零〇一二两三四五六七八九十百\d]{1,4}\s*[章节篇部]|(?P<zh>\S{2,16}?)(?:这一节|一节|这一章|章节)|"
-    r"\bthe\s+(?P<en>[\w&'’ –-]{2,40}?)\s+section\b|\b(?:chapter|section|part)\s+(?:\d{1,3}|[ivxl]{1,6})\b",
+    r"\bthe\s+(?P<en>[\w&'’ –-]{2,40}?)\s+section\b|\b(?:chapter|section|part)\s+(?:\d{1,3}|[ivxl]{1,6})\b|"
+    r"\bsection\s+(?:about|on|called|titled|named|headed)\s+(?:the\s+)?[\"“]?(?P<about>[\w&'’ –-]{2,40}?)[\"”]?"
+    r"\s*(?:[?.!,;]|$|\b(?:of|in|from)\b)",
     re.IGNORECASE,
 )
 #: Words a heading's words are matched without ("the 1910s to 1950s section" names "1910s–1950s").
@@ -111,7 +113,7 @@ def section_name(question: str) -> str:
     match = _NAMING.search(question)
     if match is None:
         return ""
-    return (match.group("zh") or match.group("en") or "").strip()
+    return (match.group("zh") or match.group("en") or match.group("about") or "").strip()
 
 
 def _is_caps(line: str) -> bool:
@@ -274,10 +276,12 @@ def _from_tree(store: SummaryStore | None, doc_id: str, chunks: Chunks, asked: _
 def find_section(store: SummaryStore | None, doc_id: str, chunks: Chunks, question: str, parsed: Parsed = ()
                  ) -> Section | None:
     """The section of the document ``question`` names: a chapter heading of its text, else one of the parser's
-    headings (``parsed``, else the chunks' heading paths), else a summary-tree node."""
+    headings (``parsed``, else the chunks' heading paths) when the question names a section by its form ("the X
+    section", "X一节": every heading of a document, its title too, would otherwise be a section any question
+    spelling its words asks for), else a summary-tree node."""
     asked = _Asked.of(question)
     section = _named(doc_id, chunks, scan_headings(chunks), asked)
-    if section is None:
+    if section is None and names_a_section(question):  # "Summarize the remote work guidelines" names no section
         section = _named(doc_id, chunks, _paths(chunks, parsed), asked)
     if section is None:
         section = _from_tree(store, doc_id, chunks, asked)
