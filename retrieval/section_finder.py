@@ -58,7 +58,7 @@ _MIN_LATIN = 5
 MAX_CHUNKS = 48
 #: A question that names a section by its form, whether or not the document has it.
 _NAMING = re.compile(
-    r"第\s*[零〇一二两三四五六七八九十百\d]{1,4}\s*[章节篇部]|(?P<zh>\S{2,16}?)(?:这一节|一节|这一章|章节)|"
+    r"第\s*[零〇一二两三四五六七八九十百\d]{1,4}\s*[章节篇部]|(?P<zh>\S{2,16}?)(?<!第)(?:这一节|一节|这一章|章节)|"
     r"\bthe\s+(?P<en>[\w&'’ –-]{2,40}?)\s+section\b|\b(?:chapter|section|part)\s+(?:\d{1,3}|[ivxl]{1,6})\b|"
     r"\bsection\s+(?:about|on|called|titled|named|headed)\s+(?:the\s+)?[\"“]?(?P<about>[\w&'’ –-]{2,40}?)[\"”]?"
     r"\s*(?:[?.!,;]|$|\b(?:of|in|from)\b)",

@@ -75,12 +75,12 @@ class NamedSection:
         knowledge = knowledge_of(ctx)
         if knowledge is None or ctx.failure is None or not ctx.catalog or not asks_what_it_says(ctx.standalone):
             return None
+        position = section_position(ctx.standalone)  # "en_wiki.md的最后一节" names no section "en_wiki.md的最后"
+        if position is not None:
+            return self._placed(ctx, knowledge, *position)
         absent = unmentioned_name(knowledge, ctx.standalone)
         if absent:
             return self._absent(ctx, absent)
-        position = section_position(ctx.standalone)
-        if position is not None:
-            return self._placed(ctx, knowledge, *position)
         named = ctx.scope.method in ("named", "explicit")
         scope = ctx.scope if named else knowledge.retrieved_scope(ctx.standalone, ctx.mode, ctx.catalog)
         doc_ids = scope.doc_ids[:_DOCUMENTS] if named else self._candidates(ctx, knowledge, scope)
@@ -121,11 +121,13 @@ class NamedSection:
     def _which(self, ctx: QuestionContext, phrase: str, doc_ids: list[str]) -> Answer:
         """One line: "the first section" is a place in one document, and the question fits several."""
         names = [_name(ctx, d) for d in doc_ids]
-        listed = "; ".join(names[:_NAMES_LISTED]) + ("; …" if len(names) > _NAMES_LISTED else "")
+        comma = "; " if ctx.language == "en" else "、"
+        listed = comma.join(names[:_NAMES_LISTED]) + (f"{comma}…" if len(names) > _NAMES_LISTED else "")
         text = message("section_which", ctx.language, phrase=phrase, count=len(names), names=listed,
                        example=names[0])
         meta = {**ctx.meta, "named_section": {"found": False, "position": phrase, "documents": len(names)}}
-        return ctx.reply(text, [], "extractive", self._notice(ctx), meta)
+        assert ctx.failure is not None
+        return ctx.reply(text, [], "extractive", notice_for(ctx.failure.reason, ctx.language), meta)
 
     def _missing(self, ctx: QuestionContext, name: str) -> Answer:
         """A section no document that mentions its name has: one line, no passage quoted in its place."""

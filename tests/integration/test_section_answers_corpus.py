@@ -75,6 +75,14 @@ def test_the_first_section_over_several_files_asks_which_document(service: Quest
     assert answer.citations == [] and "出席" not in answer.text and "{{" not in answer.text  # no notice quoted
 
 
+def test_the_last_section_in_chinese_asks_which_document_or_answers_the_named_one(service: QuestionService) -> None:
+    which = service.ask("最后一节讲了什么？")
+    assert which.text.startswith("请指明是哪一份文档的\u201c最后一节\u201d") and which.citations == []
+    named = service.ask("en_codeblock.md的最后一节讲了什么？")  # the example that answer gives
+    assert named.text.startswith("《en_codeblock.md》XML Example的原文要点")
+    assert [list(c.heading_path) for c in named.citations] == [["XML Example"]]
+
+
 def test_the_first_and_last_section_of_a_named_file(service: QuestionService) -> None:
     first = service.ask("Summarize the first section of en_wiki.md")
     assert first.text.startswith("1910s–1950s of en_wiki.md") and "computing scale" in first.text

@@ -73,5 +73,12 @@ def test_a_section_named_by_its_place(question: str, expected: tuple[int, str] |
     assert section_position(question) == expected
 
 
-def test_the_name_a_question_gives_may_hold_a_dash() -> None:
-    assert section_name("Summarize the 1960s–1980s section") == "1960s–1980s"
+@pytest.mark.parametrize(("question", "name"), [
+    ("Summarize the 1960s–1980s section", "1960s–1980s"),  # a dash inside the name
+    ("Summarize the section about the 1960s–1980s", "1960s–1980s"),
+    ("What is in the section called \u201cXML Example\u201d of en_codeblock.md?", "XML Example"),
+    ("en_wiki.md的第一节讲了什么？", ""),  # an ordinal, not a section named "en_wiki.md的第"
+    ("数据并行一节讲了什么？", "数据并行"),
+])
+def test_the_name_a_question_gives_its_section(question: str, name: str) -> None:
+    assert section_name(question) == name
