@@ -27,6 +27,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "extract_header": "以下是文档中与问题最相关的原文摘录（未经模型生成）：",
         "not_found": "文档中未找到与问题相关的内容。",
         "section_absent": "未找到：没有文档含有“{name}”这一章节，已索引的文本中也没有提到“{name}”。",
+        "section_missing": "未找到：没有文档含有“{name}”这一章节（提到“{name}”的文档中也没有以它为标题的章节）。",
+        "section_which": "请指明是哪一份文档的“{phrase}”：知识库中有 {count} 份文档（{names}）。"
+        "例如问：“{example}的{phrase}讲了什么？”",
         "closest": "最接近的内容如下（可能并不回答该问题）：",
         "cross_language": "（问题与文档语言不同，以下按语义相似度摘录原文。）",
         # scope and versions
@@ -76,6 +79,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "not_found": "Not found in the documents: nothing in them answers this question.",
         "section_absent": "Not found: no document has a \u201c{name}\u201d section, and no indexed text mentions "
         "\u201c{name}\u201d.",
+        "section_missing": "Not found: no document has a \u201c{name}\u201d section (the documents that mention "
+        "\u201c{name}\u201d have no heading by that name).",
+        "section_which": "Which document do you mean? \u201c{phrase}\u201d is a place in one document, and {count} are "
+        "indexed ({names}); ask, e.g., \u201cSummarize {phrase} of {example}\u201d.",
         "closest": "The closest passages (they may not answer the question):",
         "cross_language": "(The question and the documents are in different languages; passages are chosen by "
         "meaning, across languages.)",

@@ -1,15 +1,21 @@
 """The section of a document a question names ("第三节", "核心竞争力分析", "公司治理一节", "the Risk Factors
 section", "MD&A … liquidity and capital resources"), as the text under its heading, chunk by chunk.
 
-Two places a section is found, the first that answers wins:
+Three places a section is found, the first that answers wins:
 
 * the document's own chapter headings, read from its chunks' lines: "第三节 公司业务概要" (a 年报's chapters) and
   capitalised headings ("LIQUIDITY AND CAPITAL RESOURCES"). A PDF's summary tree often misses these (its nodes are
   page ranges with the "一、…" headings under them), and a chapter spans many of its nodes. The section runs from its
   heading line to the next heading of the same kind; table-of-contents lines (dot leaders) and running page headers
   (a capitalised line on many chunks) are not headings;
+* the heading paths the parser gave the chunks (``retrieval.section_outline``): a Markdown ``##`` or setext
+  heading, a Word heading, an outline's item; the section runs to the next heading at its level or above;
 * the summary tree's section nodes, named the same way (by ordinal, or by a heading's own words without its
   "二、" / "（一）" / "Item 7." numbering): the node and its children's chunks, from the node's heading line on.
+
+A heading is named by its number, by its own words inside the question ("1960s–1980s" in "the 1960s-1980s
+section"), by all its words ("the 1910s to 1950s section"), or by exactly the name the question gives it ("MoE一节",
+however short); a section may also be asked for by its place in the outline (:func:`section_at`).
 
 Why: such a question asks for what that part of the document says; the root summary or the passages that share its
 words ("公司治理" is on fifty pages) are not that.
@@ -32,8 +38,12 @@ from indexing.summary.query import (
     title_ordinal,
 )
 from indexing.summary.store import SummaryStore
+from indexing.summary.tree import SummaryNode, SummaryTree
+from retrieval.citations import heading_list
+from retrieval.section_outline import Chunks, outline_level, placed_headings
 
-__all__ = ["Heading", "Piece", "Section", "find_section", "names_a_section", "scan_headings", "section_name"]
+__all__ = ["Heading", "Piece", "Section", "find_section", "names_a_section", "outline", "scan_headings",
+           "section_at", "section_name"]
 
 #: A chapter heading line: "第三节公司业务概要", "第十二节 财务报告", "第4章 结论".
 _CHAPTER = re.compile(r"^\s*#*\s*第\s*[零〇一二两三四五六七八九十百\d]{1,4}\s*[章节篇部]\s*\S.{0,28}$")
@@ -48,10 +58,14 @@ _MIN_LATIN = 5
 MAX_CHUNKS = 48
 #: A question that names a section by its form, whether or not the document has it.
 _NAMING = re.compile(
-    r"第\s*[零〇一二两三四五六七八九十百\d]{1,4}\s*[章节篇部]|(?P<zh>\S{2,16}?)(?:这一节|一节|这一章|章节)|"
-    r"\bthe\s+(?P<en>[\w&'’ -]{2,40}?)\s+section\b|\b(?:chapter|section|part)\s+(?:\d{1,3}|[ivxl]{1,6})\b",
+    r"第\s*[零〇一二两三四五六七八九十百\d]{1,4}\s*[章节篇部]|(?P<zh>\S{2,16}?)(?<!第)(?:这一节|一节|这一章|章节)|"
+    r"\bthe\s+(?P<en>[\w&'’ –-]{2,40}?)\s+section\b|\b(?:chapter|section|part)\s+(?:\d{1,3}|[ivxl]{1,6})\b|"
+    r"\bsection\s+(?:about|on|called|titled|named|headed)\s+(?:the\s+)?[\"“]?(?P<about>[\w&'’ –-]{2,40}?)[\"”]?"
+    r"\s*(?:[?.!,;]|$|\b(?:of|in|from)\b)",
     re.IGNORECASE,
 )
+#: Words a heading's words are matched without ("the 1910s to 1950s section" names "1910s–1950s").
+_JOINING = frozenset(["a", "an", "and", "the", "of", "to", "in", "on", "for", "from", "with"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +75,8 @@ class Heading:
     title: str
     chunk: int
     line: int
-    kind: str  # "chapter" (第X节) or "caps" (LIQUIDITY AND CAPITAL RESOURCES)
+    kind: str  # "chapter" (第X节), "caps" (LIQUIDITY AND CAPITAL RESOURCES) or "path" (the parser's heading path)
+    level: int = 0  # a path heading's depth; chapter and caps headings are all one level
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +113,7 @@ def section_name(question: str) -> str:
     match = _NAMING.search(question)
     if match is None:
         return ""
-    return (match.group("zh") or match.group("en") or "").strip()
+    return (match.group("zh") or match.group("en") or match.group("about") or "").strip()
 
 
 def _is_caps(line: str) -> bool:
@@ -109,7 +124,7 @@ def _is_caps(line: str) -> bool:
             and line[0].isascii() and line[0].isalpha() and len(letters) >= 0.6 * len(line.replace(" ", "")))
 
 
-def scan_headings(chunks: Sequence[tuple[str, str, dict[str, Any]]]) -> list[Heading]:
+def scan_headings(chunks: Chunks) -> list[Heading]:
     """The chapter headings of a document's chunks (id, text, metadata) in reading order, each once."""
     found: list[Heading] = []
     caps_chunks: Counter[str] = Counter()
@@ -134,17 +149,43 @@ def scan_headings(chunks: Sequence[tuple[str, str, dict[str, Any]]]) -> list[Hea
     return kept
 
 
-def _match(heading: str, folded: str, ordinals: list[tuple[int, str]]) -> int:
-    """How well ``heading`` is named: by its ordinal (best), else by the length of its words; 0 when not named."""
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """What a question names a heading by: its folded text, its ordinals, the name it gives ("1910s to 1950s" of
+    "the 1910s to 1950s section") and that name's Latin words."""
+
+    folded: str
+    ordinals: list[tuple[int, str]]
+    name: str
+    words: frozenset[str]
+
+    @classmethod
+    def of(cls, question: str) -> _Asked:
+        name = section_name(question)
+        words = frozenset(re.findall(r"[a-z0-9]+", name.lower()))
+        return cls(fold_question(question), question_ordinals(question), fold_title(name), words)
+
+
+def _match(heading: str, asked: _Asked) -> int:
+    """How well ``heading`` is named: by its ordinal (best), by exactly the name the question gives (however short:
+    "MoE一节"), else by the length of its words inside the question or all its Latin words inside that name (a loose
+    phrase of the same name, never words scattered over a question that names no section); 0 when not named."""
     ordinal = title_ordinal(heading)
-    if ordinal is not None and ordinal in ordinals:
+    if ordinal is not None and (ordinal in asked.ordinals or (  # "section 3" names "3. Results" too
+            ordinal[1] == "" and ordinal[0] in {number for number, _ in asked.ordinals})):
         return 1000
     words = fold_title(heading)
+    if words and words == asked.name:
+        return 500 + len(words)
     long_enough = len(words) >= (_MIN_LATIN if words.isascii() else 2)
-    return len(words) if long_enough and not is_generic(words) and words in folded else 0
+    if not long_enough or is_generic(words):
+        return 0
+    latin = [w for w in re.findall(r"[a-z0-9]+", heading.lower()) if w not in _JOINING]
+    all_words = words.isascii() and len(latin) > 1 and all(w in asked.words for w in latin)
+    return len(words) if words in asked.folded or all_words else 0
 
 
-def _slice(chunks: Sequence[tuple[str, str, dict[str, Any]]], start: Heading, end: Heading | None) -> list[Piece]:
+def _slice(chunks: Chunks, start: Heading, end: Heading | None) -> list[Piece]:
     """The text from ``start``'s line to ``end``'s (or :data:`MAX_CHUNKS` chunks), piece by chunk."""
     last = min(end.chunk if end is not None else len(chunks) - 1, start.chunk + MAX_CHUNKS - 1)
     pieces: list[Piece] = []
@@ -159,28 +200,57 @@ def _slice(chunks: Sequence[tuple[str, str, dict[str, Any]]], start: Heading, en
     return pieces
 
 
-def _from_headings(doc_id: str, chunks: Sequence[tuple[str, str, dict[str, Any]]], question: str
-                   ) -> Section | None:
-    headings = scan_headings(chunks)
-    folded, ordinals = fold_question(question), question_ordinals(question)
-    scores = [_match(h.title, folded, ordinals) for h in headings]
+def _section_of(doc_id: str, chunks: Chunks, headings: list[Heading], at: int) -> Section:
+    """The section under ``headings[at]``: to the next heading of its kind at its level or above."""
+    heading = headings[at]
+    end = next((h for h in headings[at + 1:] if h.kind == heading.kind and h.level <= heading.level), None)
+    pieces = _slice(chunks, heading, end)
+    if heading.kind == "path":
+        _cite_under(pieces, [*_ancestors(headings[:at], heading.level), heading.title])
+    return Section(doc_id, heading.title, pieces)
+
+
+def _ancestors(before: list[Heading], level: int) -> list[str]:
+    """The titles of the path headings above one at ``level``, outermost first."""
+    path: list[str] = []
+    for heading in reversed(before):
+        if heading.kind == "path" and heading.level < level:
+            path.insert(0, heading.title)
+            level = heading.level
+    return path
+
+
+def _cite_under(pieces: list[Piece], path: list[str]) -> None:
+    """Pieces whose chunk's heading path misses the section (tiny sections merged into one chunk carry the first
+    one's path) are cited by the section's path: a citation names the section it quotes."""
+    for piece in pieces:
+        if path[-1] not in heading_list(piece.meta.get("heading_path")):
+            piece.meta["heading_path"] = " > ".join(path)
+
+
+def _named(doc_id: str, chunks: Chunks, headings: list[Heading], asked: _Asked) -> Section | None:
+    scores = [_match(h.title, asked) for h in headings]
     if not any(scores):
         return None
-    best = scores.index(max(scores))  # the earliest of the best named
-    heading = headings[best]
-    end = next((h for h in headings[best + 1:] if h.kind == heading.kind), None)
-    return Section(doc_id, heading.title, _slice(chunks, heading, end))
+    return _section_of(doc_id, chunks, headings, scores.index(max(scores)))  # the earliest (outermost) best
 
 
-def _from_tree(store: SummaryStore, doc_id: str, chunks: Sequence[tuple[str, str, dict[str, Any]]],
-               question: str) -> Section | None:
-    tree = store.tree(doc_id)
+#: The parser's headings of a document as (title, level), in reading order (``section_outline.placed_headings``).
+Parsed = Sequence[tuple[str, int]]
+
+
+def _paths(chunks: Chunks, parsed: Parsed) -> list[Heading]:
+    return [Heading(title, chunk, line, "path", level) for title, level, chunk, line in placed_headings(chunks, parsed)]
+
+
+def _tree_nodes(store: SummaryStore | None, doc_id: str) -> tuple[SummaryTree | None, list[SummaryNode]]:
+    tree = store.tree(doc_id) if store is not None else None
     nodes = [n for n in tree.nodes if n.parent is not None and n.kind == "section"] if tree is not None else []
-    folded, ordinals = fold_question(question), question_ordinals(question)
-    scores = [_match(n.title, folded, ordinals) for n in nodes]
-    if tree is None or not any(scores):
-        return None
-    node = nodes[scores.index(max(scores))]  # the earliest of the best named: an outer one before its own parts
+    return tree, nodes
+
+
+def _tree_section(tree: SummaryTree, node: SummaryNode, doc_id: str, chunks: Chunks) -> Section | None:
+    """The node and its children's chunks, from the node's heading line on."""
     wanted = section_chunk_ids(tree, node)[:MAX_CHUNKS]
     by_id = {chunk_id: (index, text) for index, (chunk_id, text, _) in enumerate(chunks)}
     present = [c for c in wanted if c in by_id]
@@ -195,10 +265,62 @@ def _from_tree(store: SummaryStore, doc_id: str, chunks: Sequence[tuple[str, str
     return Section(doc_id, node.title, pieces)
 
 
-def find_section(store: SummaryStore | None, doc_id: str, chunks: Sequence[tuple[str, str, dict[str, Any]]],
-                 question: str) -> Section | None:
-    """The section of the document ``question`` names: a chapter heading of its text, else a tree node."""
-    section = _from_headings(doc_id, chunks, question)
-    if section is None and store is not None:
-        section = _from_tree(store, doc_id, chunks, question)
+def _from_tree(store: SummaryStore | None, doc_id: str, chunks: Chunks, asked: _Asked) -> Section | None:
+    tree, nodes = _tree_nodes(store, doc_id)
+    scores = [_match(n.title, asked) for n in nodes]
+    if tree is None or not any(scores):
+        return None
+    return _tree_section(tree, nodes[scores.index(max(scores))], doc_id, chunks)  # an outer one before its parts
+
+
+def find_section(store: SummaryStore | None, doc_id: str, chunks: Chunks, question: str, parsed: Parsed = ()
+                 ) -> Section | None:
+    """The section of the document ``question`` names: a chapter heading of its text, else one of the parser's
+    headings (``parsed``, else the chunks' heading paths) when the question names a section by its form ("the X
+    section", "X一节": every heading of a document, its title too, would otherwise be a section any question
+    spelling its words asks for), else a summary-tree node."""
+    asked = _Asked.of(question)
+    section = _named(doc_id, chunks, scan_headings(chunks), asked)
+    if section is None and names_a_section(question):  # "Summarize the remote work guidelines" names no section
+        section = _named(doc_id, chunks, _paths(chunks, parsed), asked)
+    if section is None:
+        section = _from_tree(store, doc_id, chunks, asked)
+    return section if section is not None and section.pieces else None
+
+
+def _top(headings: list[Heading]) -> list[Heading]:
+    """The headings a reader lists: chapters when there are any, else capitalised ones, else the outline level of
+    the heading paths."""
+    for kind in ("chapter", "caps"):
+        if any(h.kind == kind for h in headings):
+            return [h for h in headings if h.kind == kind]
+    level = outline_level([h.level for h in headings])
+    return [h for h in headings if h.level == level]
+
+
+def _top_nodes(nodes: list[SummaryNode]) -> list[SummaryNode]:
+    level = outline_level([n.level for n in nodes])
+    return [n for n in nodes if n.level == level]
+
+
+def outline(store: SummaryStore | None, doc_id: str, chunks: Chunks, parsed: Parsed = ()) -> list[str]:
+    """The titles of the document's sections a reader can ask for, in reading order; [] when none are known."""
+    top = _top([*scan_headings(chunks), *_paths(chunks, parsed)])
+    if top:
+        return [h.title for h in top]
+    return [n.title for n in _top_nodes(_tree_nodes(store, doc_id)[1])]
+
+
+def section_at(store: SummaryStore | None, doc_id: str, chunks: Chunks, index: int, parsed: Parsed = ()
+               ) -> Section | None:
+    """The section at ``index`` (0 the first, -1 the last) of the document's outline (:func:`outline`)."""
+    headings = [*scan_headings(chunks), *_paths(chunks, parsed)]
+    top = _top(headings)
+    if top and -len(top) <= index < len(top):
+        section: Section | None = _section_of(doc_id, chunks, headings, headings.index(top[index]))
+    else:
+        tree, nodes = _tree_nodes(store, doc_id)
+        top_nodes = _top_nodes(nodes)
+        in_range = tree is not None and -len(top_nodes) <= index < len(top_nodes)
+        section = _tree_section(tree, top_nodes[index], doc_id, chunks) if tree is not None and in_range else None
     return section if section is not None and section.pieces else None

@@ -3,7 +3,10 @@
 section"): with no model, that section's own prose (``retrieval.section_finder``, ``retrieval.section_digest``),
 its heads and lead sentences cited by page; a section the document lacks is said, with the sections it has; a
 section whose name no indexed text mentions ("Summarize the History section" where no document says "history") is
-said to be not found, in one line, instead of quoting whatever passage ranks first.
+said to be not found, in one line, instead of quoting whatever passage ranks first; so is a named section that no
+document mentioning its name has (the documents that could have it are those whose text holds its words). A section
+asked for by its place ("the first section", "the last section of en_wiki.md") is the document's outline entry at
+that place; over several documents with none named, the answer asks which document is meant.
 
 Why: the summary tree's answer to such a question starts from the document's root summary, and an extractive
 summary of a 年报 chapter is mostly table rows; the reader asked for one part of the document, in its words. With a
@@ -17,18 +20,21 @@ from pathlib import PurePath
 from typing import Any
 
 from indexing.summary.query import is_generic
+from officeqa.domain import BlockType
 from officeqa.text_tokens import subject_words
 from retrieval.answer_texts import based_on
 from retrieval.answering import Answer, notice_for
 from retrieval.context import QuestionContext
 from retrieval.extractive import QUESTION_WORDS
-from retrieval.knowledge import Knowledge, knowledge_of
+from retrieval.knowledge import Knowledge, knowledge_of, same_language_first
 from retrieval.messages import text as message
 from retrieval.placing import SUMMARY_ROUTE
 from retrieval.report_sections import asks_amount
 from retrieval.scope import Scope
+from retrieval.search import search
 from retrieval.section_digest import digest
-from retrieval.section_finder import Section, find_section, names_a_section, scan_headings, section_name
+from retrieval.section_finder import Section, find_section, names_a_section, outline, section_at, section_name
+from retrieval.section_outline import section_position
 
 __all__ = ["NamedSection", "asks_what_it_says"]
 
@@ -39,6 +45,9 @@ _ASKS = re.compile(
 )
 #: Documents of the scope looked into, and their chunk texts kept between questions.
 _DOCUMENTS = 3
+#: Hits of a search for a section's name whose documents are looked into when the question names no document.
+_NAME_HITS = 20
+_NAMES_LISTED = 5
 _CACHED = 8
 _LISTED = 20
 #: Words that name a section by its place, not its subject ("the first section", "the next section").
@@ -48,6 +57,7 @@ _POSITIONS = frozenset([
 ])
 
 Chunks = list[tuple[str, str, dict[str, Any]]]
+Parsed = list[tuple[str, int]]
 
 
 def asks_what_it_says(question: str) -> bool:
@@ -59,31 +69,82 @@ class NamedSection:
     """The named section's prose from the documents in scope; a named section they lack, said; else declines."""
 
     def __init__(self) -> None:
-        self._chunks: dict[str, Chunks] = {}
+        self._chunks: dict[str, tuple[Chunks, Parsed]] = {}
 
     def answer(self, ctx: QuestionContext) -> Answer | None:
         knowledge = knowledge_of(ctx)
         if knowledge is None or ctx.failure is None or not ctx.catalog or not asks_what_it_says(ctx.standalone):
             return None
+        position = section_position(ctx.standalone)  # "en_wiki.md的最后一节" names no section "en_wiki.md的最后"
+        if position is not None:
+            return self._placed(ctx, knowledge, *position)
         absent = unmentioned_name(knowledge, ctx.standalone)
         if absent:
             return self._absent(ctx, absent)
-        scope = ctx.scope if ctx.scope.method in ("named", "explicit") else knowledge.retrieved_scope(
-            ctx.standalone, ctx.mode, ctx.catalog)
+        named = ctx.scope.method in ("named", "explicit")
+        scope = ctx.scope if named else knowledge.retrieved_scope(ctx.standalone, ctx.mode, ctx.catalog)
+        doc_ids = scope.doc_ids[:_DOCUMENTS] if named else self._candidates(ctx, knowledge, scope)
         store = knowledge.summaries()
-        for doc_id in scope.doc_ids[:_DOCUMENTS]:
-            section = find_section(store, doc_id, self._texts(knowledge, doc_id), ctx.standalone)
+        for doc_id in doc_ids:
+            chunks, parsed = self._texts(knowledge, doc_id)
+            section = find_section(store, doc_id, chunks, ctx.standalone, parsed)
             if section is not None:
-                return self._quote(ctx, scope, section)
-        if scope.doc_ids and names_a_section(ctx.standalone):
-            return self._lacking(ctx, knowledge, scope, scope.doc_ids[0])
-        return None
+                return self._quote(ctx, scope if doc_id in scope.doc_ids else Scope("retrieved", [doc_id]), section)
+        if not scope.doc_ids or not names_a_section(ctx.standalone):
+            return None
+        name = section_name(ctx.standalone)
+        if not named and name and any(outline(store, d, *self._texts(knowledge, d)) for d in doc_ids):
+            return self._missing(ctx, name)
+        return self._lacking(ctx, knowledge, scope, scope.doc_ids[0])
 
-    def _texts(self, knowledge: Knowledge, doc_id: str) -> Chunks:
+    def _candidates(self, ctx: QuestionContext, knowledge: Knowledge, scope: Scope) -> list[str]:
+        """With no document named: the retrieved one, then those a keyword search for the section's name finds
+        (a document with a heading by that name holds its words), those in the question's language first."""
+        name = section_name(ctx.standalone)
+        hits = search(knowledge.kb, name, "bm25", _NAME_HITS) if name else []
+        found = [knowledge.superseded.get(h.doc_id, h.doc_id) for h in hits if h.doc_id in ctx.catalog]
+        ranked = same_language_first(ctx.standalone, list(dict.fromkeys(found)), ctx.catalog)
+        return list(dict.fromkeys([*scope.doc_ids, *ranked]))[:_DOCUMENTS + 2]
+
+    def _placed(self, ctx: QuestionContext, knowledge: Knowledge, index: int, phrase: str) -> Answer | None:
+        """"The first section": of the one document the question is about; over several, which one is asked."""
+        named = ctx.scope.method in ("named", "explicit")
+        doc_ids = list(ctx.scope.doc_ids) if named else list(ctx.catalog)
+        if len(doc_ids) != 1:
+            return self._which(ctx, phrase, doc_ids) if doc_ids else None
+        scope = ctx.scope if named else Scope("retrieved", doc_ids)
+        chunks, parsed = self._texts(knowledge, doc_ids[0])
+        section = section_at(knowledge.summaries(), doc_ids[0], chunks, index, parsed)
+        return self._quote(ctx, scope, section) if section is not None else self._lacking(
+            ctx, knowledge, scope, doc_ids[0])
+
+    def _which(self, ctx: QuestionContext, phrase: str, doc_ids: list[str]) -> Answer:
+        """One line: "the first section" is a place in one document, and the question fits several."""
+        names = [_name(ctx, d) for d in doc_ids]
+        comma = "; " if ctx.language == "en" else "、"
+        listed = comma.join(names[:_NAMES_LISTED]) + (f"{comma}…" if len(names) > _NAMES_LISTED else "")
+        text = message("section_which", ctx.language, phrase=phrase, count=len(names), names=listed,
+                       example=names[0])
+        meta = {**ctx.meta, "named_section": {"found": False, "position": phrase, "documents": len(names)}}
+        assert ctx.failure is not None
+        return ctx.reply(text, [], "extractive", notice_for(ctx.failure.reason, ctx.language), meta)
+
+    def _missing(self, ctx: QuestionContext, name: str) -> Answer:
+        """A section no document that mentions its name has: one line, no passage quoted in its place."""
+        meta = {**ctx.meta, "named_section": {"found": False, "mentioned": True, "name": name}}
+        assert ctx.failure is not None
+        notice = notice_for(ctx.failure.reason, ctx.language)
+        return ctx.reply(message("section_missing", ctx.language, name=name), [], "extractive", notice, meta)
+
+    def _texts(self, knowledge: Knowledge, doc_id: str) -> tuple[Chunks, Parsed]:
+        """A document's chunks and its parser's headings (title, level), kept for the next questions."""
         if doc_id not in self._chunks:
             if len(self._chunks) >= _CACHED:
                 self._chunks.pop(next(iter(self._chunks)))
-            self._chunks[doc_id] = knowledge.chunk_texts(doc_id)
+            documents, _ = knowledge.stored([doc_id], {})
+            parsed = [(b.text, b.level or 1) for d in documents for b in d.parsed.blocks
+                      if b.type is BlockType.HEADING and b.text.strip()]
+            self._chunks[doc_id] = (knowledge.chunk_texts(doc_id), parsed)
         return self._chunks[doc_id]
 
     def _quote(self, ctx: QuestionContext, scope: Scope, section: Section) -> Answer:
@@ -106,7 +167,7 @@ class NamedSection:
     def _lacking(self, ctx: QuestionContext, knowledge: Knowledge, scope: Scope, doc_id: str) -> Answer | None:
         """A named section the document lacks, said with the sections it has; when its sections cannot be listed
         (no chapter headings, no summary tree) absence is not known, so it declines and later answerers search."""
-        titles = _outline(knowledge, self._texts(knowledge, doc_id), doc_id)
+        titles = outline(knowledge.summaries(), doc_id, *self._texts(knowledge, doc_id))[:_LISTED]
         if not titles:
             return None
         name = _name(ctx, doc_id)
@@ -145,19 +206,3 @@ def unmentioned_name(knowledge: Knowledge, question: str) -> str:
 def _name(ctx: QuestionContext, doc_id: str) -> str:
     entry = ctx.catalog.get(doc_id)
     return PurePath(entry.path).name if entry is not None else doc_id
-
-
-def _outline(knowledge: Knowledge, chunks: Chunks, doc_id: str) -> list[str]:
-    """The document's chapter headings, else its summary tree's top sections (what a reader can ask for)."""
-    headings = scan_headings(chunks)
-    kinds = {h.kind for h in headings}
-    kind = "chapter" if "chapter" in kinds else "caps"
-    titles = [h.title for h in headings if h.kind == kind]
-    store = knowledge.summaries()
-    tree = store.tree(doc_id) if store is not None and not titles else None
-    if tree is not None:
-        sections = [n for n in tree.nodes if n.kind == "section" and n.parent is not None]
-        levels = sorted({n.level for n in sections})
-        top = next((lv for lv in levels if sum(n.level == lv for n in sections) > 1), levels[0] if levels else 0)
-        titles = [n.title for n in sections if n.level == top]
-    return titles[:_LISTED]
