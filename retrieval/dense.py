@@ -92,7 +92,7 @@ def start_strong_question(kb: KnowledgeBase, query: str) -> Future[np.ndarray] |
     embedder = kb.strong.embedder
     if embedder is None or kb.strong.reader() is None or not kb.strong.holds_any():
         return None
-    return _QUESTIONS.submit(embedder.embed_query, query)
+    return _QUESTIONS.submit(embedder.query_pass(query))  # its Python part (tokenizing) done here, first
 
 
 def _strong_ranking(

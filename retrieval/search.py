@@ -69,10 +69,10 @@ def rank_chunks(
     settings = kb.settings.retrieval
     depth = int(depth or settings.candidate_depth)
     where = to_chroma_where(validate_filters(filters))
+    started = start_strong_question(kb, query) if mode == "hybrid" else None  # runs while BM25 ranks
     allowed = set(kb.vectors.ids_where(where)) if where else None
     if allowed is not None and not allowed:
         return []
-    started = start_strong_question(kb, query) if mode == "hybrid" else None  # runs while BM25 ranks
     bm25_hits = kb.bm25.search(query, depth, allowed) if mode in ("bm25", "hybrid") else []
     if mode == "bm25":
         return bm25_hits

@@ -8,6 +8,7 @@ the vector store can use inner-product or cosine distance interchangeably.
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
@@ -62,6 +63,14 @@ class Embedder(ABC):
         """Embed one search query: a (dim,) float32 vector."""
         vector: np.ndarray = self.embed_queries([text])[0]
         return vector
+
+    def query_pass(self, text: str) -> Callable[[], np.ndarray]:
+        """:meth:`embed_query` as a task for a worker thread (``retrieval/dense.start_strong_question``).
+
+        Back-ends whose first step is Python (a tokenizer) do it here, on the caller's thread, and return only
+        the part that releases the GIL: done on the worker, that step waited for the caller's own Python work
+        (BM25) to let go of the GIL (0.8 ms against 0.2 ms alone, e5-small at 10k chunks)."""
+        return functools.partial(self.embed_query, text)
 
 
 def normalise_rows(matrix: np.ndarray) -> np.ndarray:

@@ -58,12 +58,23 @@ class E5QuestionEncoder:
 
     def embed(self, text: str) -> np.ndarray | None:
         """The unit-length (384,) question vector of ``text``; None past one window (the engine's sliding windows)."""
+        embedded = self.prepare(text)
+        return None if embedded is None else self.run(embedded)
+
+    def prepare(self, text: str) -> np.ndarray | None:
+        """The graph's input for ``text``: its token rows (word + position + type), (T, hidden) float32; None past
+        one window. Python work (the tokenizer), kept apart from :meth:`run` so a caller can do it on its own
+        thread and hand only the GIL-free part to another (``Embedder.query_pass``)."""
         ids = np.asarray(self.token_ids(text), dtype=np.int64)
         if len(ids) > self.max_tokens:
             return None
         embedded = dequantize_q4(self._word_rows[ids]).reshape(len(ids), -1)
         embedded += self._position_and_type[: len(ids)]
-        (pooled,) = self._session.run(None, {"embedded": embedded.astype(np.float32)})
+        return embedded.astype(np.float32)
+
+    def run(self, embedded: np.ndarray) -> np.ndarray:
+        """The unit-length question vector of :meth:`prepare`'s rows (onnxruntime releases the GIL meanwhile)."""
+        (pooled,) = self._session.run(None, {"embedded": embedded})
         vector = np.asarray(pooled, dtype=np.float32).reshape(-1)
         norm = float(np.linalg.norm(vector))
         return vector / max(norm, 1e-6)

