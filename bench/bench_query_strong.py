@@ -15,6 +15,10 @@ handles open the same folder: one with the background model off (USE path), one 
 path, the whole scope covered).
 
     python bench/bench_query_strong.py [--size 10000] [--queries 200]
+
+Its "issue's today" handle is today's settings on this code; since shared steps got faster it is no longer
+today's speed (0.62-0.66x of 785c087's code): ``bench/bench_query_vs_today.py`` times today's own code in a
+second process (``bench/results/query_vs_today.md``).
 """
 
 from __future__ import annotations
