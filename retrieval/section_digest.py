@@ -23,6 +23,9 @@ __all__ = ["MAX_CHARS", "digest"]
 #: Characters of a digest (Chinese; English gets twice as many: its words are longer).
 MAX_CHARS = 2000
 _HEAD_CHARS = 40
+#: A line this short ending without punctuation is a label, not a piece of a wrapped sentence (:func:`_blocks`).
+_LABEL_CHARS = 12
+_CLOSED = re.compile(r"[。！？；：，、.!?;:,)）\]】”\"']$")
 #: A table's header row ("主要资产 | 重大变化说明") or a form's check boxes ("□ 是 √ 否"): never prose, and glued to the
 #: sentence after it (a PDF's lines are joined) it would make that sentence read as a table row.
 _FORM_LINE = re.compile(r"[|□√]")
@@ -54,12 +57,28 @@ def _sentences(lines: list[tuple[str, Piece]], english: bool, seen: set[str]) ->
     found: list[tuple[str, Piece]] = []
     for _, run in groupby(lines, key=lambda item: item[1].chunk_id):
         items = list(run)
-        text = re.sub(r"\s+", " " if english else "", (" " if english else "").join(line for line, _ in items))
-        for sentence in (s.strip() for s in split_sentences(text)):
-            if sentence not in seen and is_prose(sentence):
-                seen.add(sentence)
-                found.append((sentence, items[0][1]))
+        for block in _blocks([line for line, _ in items]):
+            text = re.sub(r"\s+", " " if english else "", (" " if english else "").join(block))
+            for sentence in (s.strip() for s in split_sentences(text)):
+                if sentence not in seen and is_prose(sentence):
+                    seen.add(sentence)
+                    found.append((sentence, items[0][1]))
     return found
+
+
+def _blocks(lines: list[str]) -> list[list[str]]:
+    """Runs of lines that read as one text: a short line with no closing punctuation (a list item's label,
+    "FSDP" above "FSDP算法是…") stands alone instead of being glued to the next line's sentence.
+
+    Why lines are joined at all: a PDF breaks a sentence across lines, each nearly full; its last line
+    ends the sentence with punctuation, so only labels are short and open."""
+    blocks: list[list[str]] = [[]]
+    for line in lines:
+        if len(line) <= _LABEL_CHARS and not _CLOSED.search(line):
+            blocks.extend([[line], []])
+        else:
+            blocks[-1].append(line)
+    return [b for b in blocks if b]
 
 
 def _parts(section: Section, english: bool) -> list[_Part]:
