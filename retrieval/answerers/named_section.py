@@ -177,7 +177,7 @@ class NamedSection:
             text = f"《{name}》中没有问题所说的这一章节。它的章节有：{'；'.join(titles)}。"
         ctx.scope = scope
         meta = {**ctx.meta, "scope": scope.to_json(ctx.catalog), "named_section": {"found": False, "doc_id": doc_id}}
-        return ctx.reply(text, [], "extractive", self._notice(ctx), meta)
+        return ctx.reply(text, [], "extractive", self._notice(ctx, "outline_suffix"), meta)
 
     def _absent(self, ctx: QuestionContext, name: str) -> Answer:
         """A section whose name no indexed text spells: said in one line, never another passage in its place
@@ -188,9 +188,11 @@ class NamedSection:
         return ctx.reply(message("section_absent", ctx.language, name=name), [], "extractive", notice, meta)
 
     @staticmethod
-    def _notice(ctx: QuestionContext) -> str:
+    def _notice(ctx: QuestionContext, suffix: str = "section_suffix") -> str:
+        """Why no model answered, and what follows: the section's own sentences (``digest`` quotes them), or the
+        document's headings when it lacks the section."""
         assert ctx.failure is not None
-        return notice_for(ctx.failure.reason, ctx.language, suffix="summary_suffix")
+        return notice_for(ctx.failure.reason, ctx.language, suffix=suffix)
 
 
 def unmentioned_name(knowledge: Knowledge, question: str) -> str:

@@ -50,6 +50,7 @@ def test_a_markdown_section_is_summarised_from_that_section(service: QuestionSer
     assert "Pitrap" not in answer.text  # the section before it is not the answer
     assert answer.citations and all(Path(c.path).name == "en_wiki.md" for c in answer.citations)
     assert all(list(c.heading_path) == ["IBM", "1960s–1980s"] for c in answer.citations)
+    assert answer.notice and "sentences of the section itself" in answer.notice  # quoted, not a summary tree's
 
 
 def test_a_loosely_named_section_and_one_of_another_file(service: QuestionService) -> None:
@@ -95,6 +96,8 @@ def test_the_chinese_outline_sections_are_still_answered_from_their_section(serv
     answer = service.ask("数据并行一节讲了什么？")
     assert answer.text.startswith("《zh_分布式训练技术原理.md》数据并行的原文要点")
     assert "FSDP" in answer.text and "MLP切分" not in answer.text  # 模型并行, the next section, is not in it
+    assert "FSDPFSDP" not in answer.text  # the list item's label is not glued to its sentence
+    assert answer.notice and "该节原文" in answer.notice
     assert all(list(c.heading_path)[:2] == ["分布式训练技术原理", "数据并行"] for c in answer.citations)
     short = service.ask("MoE一节讲了什么？")  # a heading of three letters, named exactly
     assert short.text.startswith("《zh_分布式训练技术原理.md》MoE的原文要点") and "专家" in short.text
