@@ -11,11 +11,11 @@ a WPS meeting-notice template), indexed without summary trees, as a user test fo
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from corpus_service import corpus_question_service
 
 from indexing.storage import open_knowledge_base
 from officeqa.settings import EmbeddingSettings, Settings
@@ -29,15 +29,8 @@ NOTICE = "zh_股东会-会议通知.docx"
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory, corpus_dir: Path) -> Iterator[QuestionService]:
-    root = tmp_path_factory.mktemp("sections")
-    docs = root / "docs"
-    docs.mkdir()
-    for name in FILES:
-        shutil.copy(corpus_dir / name, docs / Path(name).name)
-    settings = Settings(data_dir=root / "data", embedding=EmbeddingSettings(backend="hash"))
-    with open_knowledge_base(settings) as kb:
-        assert not kb.index_paths([docs]).failed
-    with QuestionService.open(settings, generator=None) as opened:
+    with corpus_question_service(tmp_path_factory.mktemp("sections"), corpus_dir, FILES) as (opened, failed):
+        assert not failed
         yield opened
 
 

@@ -10,14 +10,12 @@ outline-style Chinese Markdown file, a WPS meeting-notice template and an encryp
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from corpus_service import corpus_question_service
 
-from indexing.storage import open_knowledge_base
-from officeqa.settings import EmbeddingSettings, Settings
 from retrieval.service import QuestionService
 
 pytestmark = pytest.mark.slow
@@ -28,16 +26,8 @@ FILES = ("md/en_wiki.md", "md/zh_分布式训练技术原理.md", "docx/zh_股�
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory, corpus_dir: Path) -> Iterator[QuestionService]:
-    root = tmp_path_factory.mktemp("weak")
-    docs = root / "docs"
-    docs.mkdir()
-    for name in FILES:
-        shutil.copy(corpus_dir / name, docs / Path(name).name)
-    settings = Settings(data_dir=root / "data", embedding=EmbeddingSettings(backend="hash"))
-    with open_knowledge_base(settings) as kb:
-        report = kb.index_paths([docs])
-    assert [Path(f.path).name for f in report.failed] == ["EDGE_encrypted_pw-tika.docx"]
-    with QuestionService.open(settings, generator=None) as opened:
+    with corpus_question_service(tmp_path_factory.mktemp("weak"), corpus_dir, FILES) as (opened, failed):
+        assert failed == ["EDGE_encrypted_pw-tika.docx"]
         yield opened
 
 
