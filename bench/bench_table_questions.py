@@ -1,13 +1,14 @@
 """Table questions through the question service with no model: exact / refused / wrong on two held-out sets.
 
 1. ``fresh``: the first issue-23 held-out set (``eval/table_heldout``): ten generated office files in one knowledge
-   base and 45 questions as users type them, none naming a document; gold frozen in ``questions.jsonl``.
-   ``fresh2``: the second set (``kb2``, 23 questions), written after the first had been used for tuning and
-   never tuned on. ``fresh3`` (``kb3``, 34 questions) and ``fresh4`` (15 other phrasings over ``kb3``): written
-   by a second helper before it changed the table path; set 3 measured untuned then used to find failures, set 4
-   measured once at the end. ``fresh5`` (``kb5``: an inventory sheet under a title row, an HR roster, a .docx
-   budget table, an English sales csv; 30 questions, gold computed with pandas from the written files): written by
-   a third helper before it changed the table path, measured before and after, never tuned on.
+   base and 45 questions as users type them, none naming a document; gold frozen in ``orders_questions.jsonl``.
+   ``fresh2``: the second set (``inventory_attendance_kb``, 23 questions), written after the first had been used
+   for tuning and never tuned on. ``fresh3`` (``spare_parts_kb``, 34 questions) and ``fresh4`` (15 other
+   phrasings over ``spare_parts_kb``): written by a second helper before it changed the table path; set 3
+   measured untuned then used to find failures, set 4 measured once at the end. ``fresh5``
+   (``warehouse_budget_kb``: an inventory sheet under a title row, an HR roster, a .docx budget table, an English
+   sales csv; 30 questions, gold computed with pandas from the written files): written by a third helper before
+   it changed the table path, measured before and after, never tuned on.
    ``*-direct``: the same questions to the table layer alone (``answer_table_question`` over every stored table),
    without routing or retrieval.
 2. ``acceptance``: the earlier held-out table set (``tests/unit/retrieval/test_tables_acceptance.py``, 83
@@ -17,7 +18,9 @@
 The knowledge base is real (SQLite registry, stored parsed documents and tables in DuckDB, Chroma, BM25)
 with the deterministic ``hash`` embedder.
 
-    python bench/bench_table_questions.py --label before   # writes bench/results/tables_before.md
+    python bench/bench_table_questions.py [--label TEXT] [--sets ...] [--out bench/results/table_questions.md]
+
+One current result file: a rerun overwrites ``--out`` (earlier runs live in git history); ``--label`` only titles it.
 """
 
 from __future__ import annotations
@@ -34,17 +37,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "unit" / "retrieval"))
 
-from eval.table_heldout.gold2 import QUESTIONS2  # noqa: E402
+from eval.table_heldout.inventory_attendance_gold import QUESTIONS2  # noqa: E402
+from eval.table_heldout.inventory_attendance_kb import write_kb2  # noqa: E402
 from eval.table_heldout.judge import judge as judge_fresh  # noqa: E402
-from eval.table_heldout.kb import write_kb  # noqa: E402
-from eval.table_heldout.kb2 import write_kb2  # noqa: E402
+from eval.table_heldout.orders_kb import write_kb  # noqa: E402
 from indexing.storage import open_knowledge_base  # noqa: E402
 from officeqa.settings import EmbeddingSettings, OllamaSettings, Settings  # noqa: E402
 from retrieval.handlers.results import HandlerItem, HandlerResult  # noqa: E402
 from retrieval.service import QuestionService  # noqa: E402
 
 CACHE = ROOT / "bench" / "results" / "cache" / "table_questions"
-QUESTIONS = ROOT / "eval" / "table_heldout" / "questions.jsonl"
+QUESTIONS = ROOT / "eval" / "table_heldout" / "orders_questions.jsonl"
 
 
 def _settings(data: Path) -> Settings:
@@ -71,17 +74,17 @@ def _short(text: str, width: int = 160) -> str:
 
 def _fresh_set(second: bool | int) -> tuple[str, Path, Any]:
     """The set's name, questions file and knowledge-base writer: ``second`` is False/True for sets 1/2, or 3/4."""
-    from eval.table_heldout.gold3 import QUESTIONS3
-    from eval.table_heldout.kb3 import write_kb3
-    from eval.table_heldout.kb5 import write_kb5
+    from eval.table_heldout.spare_parts_gold import QUESTIONS3
+    from eval.table_heldout.spare_parts_kb import write_kb3
+    from eval.table_heldout.warehouse_budget_kb import write_kb5
 
     number = 2 if second is True else 1 if second is False else int(second)
     return {
         1: ("fresh", QUESTIONS, write_kb),
         2: ("fresh2", QUESTIONS2, write_kb2),
         3: ("fresh3", QUESTIONS3, write_kb3),
-        4: ("fresh4", QUESTIONS3.with_name("questions4.jsonl"), write_kb3),
-        5: ("fresh5", QUESTIONS3.with_name("questions5.jsonl"), write_kb5),
+        4: ("fresh4", QUESTIONS3.with_name("spare_parts_rephrased_questions.jsonl"), write_kb3),
+        5: ("fresh5", QUESTIONS3.with_name("warehouse_budget_questions.jsonl"), write_kb5),
     }[number]
 
 
@@ -204,13 +207,14 @@ def run_acceptance() -> tuple[Counter[str], list[str]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--label", default="before")
+    parser.add_argument("--label", default="current", help="a title for the run (e.g. the commit measured)")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "table_questions.md")
     parser.add_argument("--sets", nargs="+", default=["fresh", "fresh-direct", "fresh2", "fresh2-direct", "acceptance"])
     args = parser.parse_args()
     out = [
         f"# Table questions through QuestionService, no model ({args.label})",
         "",
-        "`python bench/bench_table_questions.py --label " + args.label + "`; hash embedder; judge: "
+        f"`python bench/bench_table_questions.py --sets {' '.join(args.sets)}`; hash embedder; judge: "
         "eval/table_heldout/judge.py (fresh), the acceptance test's judge (83 cases).",
         "",
     ]
@@ -237,7 +241,7 @@ def main() -> None:
             out += ["| id | category | question | outcome | answer |", "|---|---|---|---|---|"]
         out += [*lines, ""]
         print(f"{name}: {dict(counts)}", flush=True)
-    path = ROOT / "bench" / "results" / f"tables_{args.label}.md"
+    path = args.out
     path.write_text("\n".join(out), encoding="utf-8")
     print(f"wrote {path}")
 

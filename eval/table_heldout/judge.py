@@ -46,7 +46,7 @@ def _handler_value(handler: dict[str, Any]) -> Decimal | None:
 
 
 def judge(question: dict[str, Any], answer: Any) -> str:
-    """'exact', 'refused' or 'wrong' for one question of ``questions.jsonl``."""
+    """'exact', 'refused' or 'wrong' for one question of ``orders_questions.jsonl``."""
     kind, expected = question["kind"], question["expected"]
     text = answer.text
     claims = _claims(answer)

@@ -7,9 +7,9 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
-from eval.table_heldout.gold import QUESTIONS, questions
 from eval.table_heldout.judge import numbers_in
-from eval.table_heldout.kb import write_kb
+from eval.table_heldout.orders_gold import QUESTIONS, questions
+from eval.table_heldout.orders_kb import write_kb
 
 # Committed before any tuning for issue 23; editing the questions or their gold changes this digest.
 FROZEN_DIGEST = "050628d9a19753dc114d1321846864129c132d967366e720196de3c6895471d2"
@@ -40,8 +40,8 @@ FROZEN_DIGEST_2 = "fd3f28fa1613436fdbb1a0aefe24d7af5d3a497bca2d3741126176fdd3c07
 
 
 def test_second_set_is_frozen_and_recomputed(tmp_path: Path) -> None:
-    from eval.table_heldout.gold2 import QUESTIONS2, questions2
-    from eval.table_heldout.kb2 import write_kb2
+    from eval.table_heldout.inventory_attendance_gold import QUESTIONS2, questions2
+    from eval.table_heldout.inventory_attendance_kb import write_kb2
 
     assert hashlib.sha256(QUESTIONS2.read_bytes()).hexdigest() == FROZEN_DIGEST_2
     frozen = [json.loads(line) for line in QUESTIONS2.read_text(encoding="utf-8").splitlines()]
@@ -49,13 +49,13 @@ def test_second_set_is_frozen_and_recomputed(tmp_path: Path) -> None:
 
 
 # The third set: written by a second helper before any change to the table path, measured untuned
-# (bench/results/tables_set3.md) and only then used to find failures.
+# (bench/results/table_questions.md) and only then used to find failures.
 FROZEN_DIGEST_3 = "e593e5bd001f411c2fc11e18e7e8367641203e1debdd6571a5b7d3ff38b3ba6f"
 
 
 def test_third_set_is_frozen_and_recomputed(tmp_path: Path) -> None:
-    from eval.table_heldout.gold3 import QUESTIONS3, questions3
-    from eval.table_heldout.kb3 import write_kb3
+    from eval.table_heldout.spare_parts_gold import QUESTIONS3, questions3
+    from eval.table_heldout.spare_parts_kb import write_kb3
 
     assert hashlib.sha256(QUESTIONS3.read_bytes()).hexdigest() == FROZEN_DIGEST_3
     world = write_kb3(tmp_path)
@@ -65,13 +65,13 @@ def test_third_set_is_frozen_and_recomputed(tmp_path: Path) -> None:
     assert {q["kind"] for q in frozen} == {"number", "ranked", "items", "text", "refuse"}
 
 
-# The fourth set: other phrasings over kb3, frozen before any change to the table path and measured once, at the end.
+# The fourth set: other phrasings over spare_parts_kb, frozen before any table-path change, measured once at the end.
 FROZEN_DIGEST_4 = "94d9f968bb8603410440a2d6bf80bc8eec4e97a72e05702eecc6e625c8455d4c"
 
 
 def test_fourth_set_is_frozen_and_recomputed(tmp_path: Path) -> None:
-    from eval.table_heldout.gold4 import QUESTIONS4, questions4
-    from eval.table_heldout.kb3 import write_kb3
+    from eval.table_heldout.spare_parts_kb import write_kb3
+    from eval.table_heldout.spare_parts_rephrased_gold import QUESTIONS4, questions4
 
     assert hashlib.sha256(QUESTIONS4.read_bytes()).hexdigest() == FROZEN_DIGEST_4
     frozen = [json.loads(line) for line in QUESTIONS4.read_text(encoding="utf-8").splitlines()]

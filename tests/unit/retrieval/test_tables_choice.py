@@ -1,4 +1,4 @@
-"""Issue 23 on a folder of ten office files (eval/table_heldout/kb.py): the right table among many, row counts,
+"""Issue 23 on a folder of ten office files (eval/table_heldout/orders_kb.py): the right table among many, row counts,
 complete lists, qualifiers the question defines, and refusals that name files, not server paths.
 
 Real files (openpyxl, python-docx, csv) parsed by the product and stored in a real DuckDB table store;
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from eval.table_heldout.kb import ACTIONS, World, write_kb
+from eval.table_heldout.orders_kb import ACTIONS, World, write_kb
 from indexing.parsing import parse_file
 from indexing.table_store import TableStore
 from retrieval.tables import answer_table_question

@@ -1,6 +1,7 @@
 """Conditions that were read wrongly or not at all (issue 23, third pass), on the second held-out folder
-(eval/table_heldout/kb2.py): a number on a column counted in 万元 ("预算（万元）", "超过50万元" is 50 there, not
-500000: a confident 0 before), a number followed by the column it bounds ("more than 10 units"), a number of rows
+(eval/table_heldout/inventory_attendance_kb.py): a number on a column counted in 万元
+("预算（万元）", "超过50万元" is 50 there, not 500000: a confident 0 before), a number followed by the column it
+bounds ("more than 10 units"), a number of rows
 per group ("more than 5 orders": not a value of the only measure, refused), a list of orders naming their key,
 a condition on a monthly summary (per month or in total: refused), "谁" with a condition listing people, and status
 words in the other language ("退货" for Returned).
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 from table_helpers import exact_result, store_folder
 
-from eval.table_heldout.kb2 import PROJECTS, World2, write_kb2
+from eval.table_heldout.inventory_attendance_kb import PROJECTS, World2, write_kb2
 from indexing.table_store import TableStore
 from retrieval.tables import answer_table_question
 

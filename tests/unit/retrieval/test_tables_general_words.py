@@ -4,7 +4,7 @@
 "优先级" for Priority), "由谁负责" as a cell lookup, "都有谁" as a list of people, and a department sheet (one
 row per department) losing to the roster for "技术部有多少人".
 
-Real files (the third held-out folder, eval/table_heldout/kb3.py) parsed by the product into a real DuckDB
+Real files (the third held-out folder, eval/table_heldout/spare_parts_kb.py) parsed by the product into a real DuckDB
 store; expectations computed from the generated rows. None of these phrasings is in a frozen held-out set.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from table_helpers import exact_result, store_folder
 
-from eval.table_heldout.kb3 import MILESTONES, write_kb3
+from eval.table_heldout.spare_parts_kb import MILESTONES, write_kb3
 from indexing.parsing import parse_file
 from indexing.table_store import TableStore
 from retrieval.tables import answer_table_question

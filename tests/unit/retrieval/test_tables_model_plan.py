@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from eval.fake_ollama import FakeOllama, Reply
-from eval.table_heldout.kb import World, write_kb
+from eval.table_heldout.orders_kb import World, write_kb
 from indexing.parsing import parse_file
 from indexing.storage import open_knowledge_base
 from indexing.table_store import TableStore

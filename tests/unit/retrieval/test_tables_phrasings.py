@@ -1,5 +1,6 @@
-"""More phrasings users type (issue 23), on the second generated folder (eval/table_heldout/kb2.py): a verb that names
-a counted column ("迟到了多少次"), a month word next to a column called 月份, "为0", "还在", "负责的", units sold.
+"""More phrasings users type (issue 23), on the second generated folder (eval/table_heldout/inventory_attendance_kb.py):
+a verb that names a counted column ("迟到了多少次"), a month word next to a column called 月份, "为0", "还在",
+"负责的", units sold.
 
 Real files parsed by the product into a real DuckDB store; expectations from the generated rows.
 """
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 from table_helpers import exact_result, store_folder
 
-from eval.table_heldout.kb2 import PROJECTS, World2, write_kb2
+from eval.table_heldout.inventory_attendance_kb import PROJECTS, World2, write_kb2
 
 pytestmark = pytest.mark.slow
 

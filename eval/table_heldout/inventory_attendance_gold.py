@@ -1,4 +1,7 @@
-"""Gold for the second held-out set (``kb2``), written before further tuning; ``questions2.jsonl`` is frozen."""
+"""Gold for the second held-out set (``inventory_attendance_kb``), written before further tuning.
+
+``inventory_attendance_questions.jsonl`` is frozen.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +12,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from eval.table_heldout.gold import HERE, _q
-from eval.table_heldout.kb2 import ACTIONS, PROJECTS, WAREHOUSES, World2, write_kb2
+from eval.table_heldout.inventory_attendance_kb import ACTIONS, PROJECTS, WAREHOUSES, World2, write_kb2
+from eval.table_heldout.orders_gold import HERE, _q
 
-QUESTIONS2 = HERE / "questions2.jsonl"
+QUESTIONS2 = HERE / "inventory_attendance_questions.jsonl"
 
 
 def questions2(w: World2) -> list[dict[str, Any]]:

@@ -1,7 +1,7 @@
-"""Gold for the fourth held-out set: other phrasings over the same ``kb3``, frozen right after set 3 was measured
-and before any change to the table path, then left unmeasured until the end (the one untouched held-out set).
+"""Gold for the fourth held-out set: other phrasings over the same ``spare_parts_kb``, frozen right after set 3 was
+measured and before any change to the table path, then left unmeasured until the end (the one untouched held-out set).
 
-``python -m eval.table_heldout.gold4`` writes ``questions4.jsonl`` once.
+``python -m eval.table_heldout.spare_parts_rephrased_gold`` writes ``spare_parts_rephrased_questions.jsonl`` once.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from eval.table_heldout.gold import HERE, _q
-from eval.table_heldout.gold3 import avg, tally
-from eval.table_heldout.kb3 import MILESTONES, World3, write_kb3
+from eval.table_heldout.orders_gold import HERE, _q
+from eval.table_heldout.spare_parts_gold import avg, tally
+from eval.table_heldout.spare_parts_kb import MILESTONES, World3, write_kb3
 
-QUESTIONS4 = HERE / "questions4.jsonl"
+QUESTIONS4 = HERE / "spare_parts_rephrased_questions.jsonl"
 
 
 def strict_top(totals: dict[str, Any], n: int = 1) -> list[str]:

@@ -1,7 +1,7 @@
-"""Gold for the fifth held-out set, computed with pandas from the files ``kb5`` writes (independent of the table
-code), frozen and measured once before any change to the table path, then never tuned on.
+"""Gold for the fifth held-out set, computed with pandas from the files ``warehouse_budget_kb`` writes (independent of
+the table code), frozen and measured once before any change to the table path, then never tuned on.
 
-``python -m eval.table_heldout.gold5`` writes ``questions5.jsonl`` once.
+``python -m eval.table_heldout.warehouse_budget_gold`` writes ``warehouse_budget_questions.jsonl`` once.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Any
 
 import pandas as pd
 
-from eval.table_heldout.gold import HERE, _q
-from eval.table_heldout.kb5 import write_kb5
+from eval.table_heldout.orders_gold import HERE, _q
+from eval.table_heldout.warehouse_budget_kb import write_kb5
 
-QUESTIONS5 = HERE / "questions5.jsonl"
+QUESTIONS5 = HERE / "warehouse_budget_questions.jsonl"
 
 
 def _docx_frame(path: Path) -> pd.DataFrame:

@@ -3,8 +3,8 @@
 Four files of different shapes, none seen by the table code's tuning: a warehouse inventory workbook whose sheet
 opens with a title row above the header, an HR roster workbook with a performance score, a project budget table
 in a .docx (budget and actual side by side, so columns can be compared), and an English sales csv that Chinese
-questions are also asked over. The gold (``gold5``) is computed from the written files with pandas, not from
-these lists, so a slip in the writer shows up as a disagreement rather than a matching mistake.
+questions are also asked over. The gold (``warehouse_budget_gold``) is computed from the written files with pandas,
+not from these lists, so a slip in the writer shows up as a disagreement rather than a matching mistake.
 """
 
 from __future__ import annotations

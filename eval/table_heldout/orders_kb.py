@@ -1,8 +1,8 @@
 """A fresh knowledge base of ten office files for the table held-out set (issue 23), with the rows kept.
 
-Written before any tuning of the table logic for issue 23 and frozen with ``questions.jsonl``: the files
+Written before any tuning of the table logic for issue 23 and frozen with ``orders_questions.jsonl``: the files
 are generated from fixed seeds (openpyxl, python-docx, csv, plain text), so every run writes the same
-cells, and the gold answers in ``questions.jsonl`` were computed from the Python rows here (``gold.py``),
+cells, and the gold answers in ``orders_questions.jsonl`` were computed from the Python rows here (``orders_gold.py``),
 never from the product's reading of the files.
 
 The set mixes what a user's folder holds: an order workbook with three sheets, a staff roster, a

@@ -1,7 +1,9 @@
-"""Gold for the third held-out set (``kb3``), written before any change to the table path; ``questions3.jsonl`` is
-frozen, then measured untuned (bench/results/tables_set3.md) and only then used to find failures.
+"""Gold for the third held-out set (``spare_parts_kb``), written before any change to the table path.
 
-``python -m eval.table_heldout.gold3`` writes the file once.
+``spare_parts_questions.jsonl`` is frozen, then measured untuned (bench/results/table_questions.md, set 3 before) and
+only then used to find failures.
+
+``python -m eval.table_heldout.spare_parts_gold`` writes the file once.
 """
 
 from __future__ import annotations
@@ -15,10 +17,10 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
-from eval.table_heldout.gold import HERE, _q
-from eval.table_heldout.kb3 import DEPARTMENTS, MILESTONES, World3, write_kb3
+from eval.table_heldout.orders_gold import HERE, _q
+from eval.table_heldout.spare_parts_kb import DEPARTMENTS, MILESTONES, World3, write_kb3
 
-QUESTIONS3 = HERE / "questions3.jsonl"
+QUESTIONS3 = HERE / "spare_parts_questions.jsonl"
 
 
 def top(totals: dict[str, Any], n: int = 1) -> list[str]:

@@ -1,6 +1,6 @@
-"""Phrasings found on the third held-out folder (eval/table_heldout/kb3.py), as general rules: a value with 类
-("电气类备件"), a yes/no column named as a verb ("not reimbursed", "未报销"), a plural of a one-key-per-row column
-("tickets") naming the rows, "还没开始" for a cell "未开始", a word inside one column name ("计划…完成" for
+"""Phrasings found on the third held-out folder (eval/table_heldout/spare_parts_kb.py), as general rules: a value
+with 类 ("电气类备件"), a yes/no column named as a verb ("not reimbursed", "未报销"), a plural of a one-key-per-row
+column ("tickets") naming the rows, "还没开始" for a cell "未开始", a word inside one column name ("计划…完成" for
 计划完成日期), "spend" for the amount, "still"/"handle" as fillers, and ties of a ranking in the table's order.
 
 Real files parsed by the product into a real DuckDB store; expectations from the generated rows. The questions
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from table_helpers import exact_result, store_folder
 
-from eval.table_heldout.kb3 import MILESTONES, World3, write_kb3
+from eval.table_heldout.spare_parts_kb import MILESTONES, World3, write_kb3
 from retrieval.tables import answer_table_question
 
 pytestmark = pytest.mark.slow

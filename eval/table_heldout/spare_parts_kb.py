@@ -3,7 +3,8 @@ cases, before any change to the table path: other workbooks, other column names,
 
 Files: a spare-parts inventory workbook (unique part names, a safety-stock column), an HR roster with a
 department sheet, an English travel-expense workbook, an English helpdesk ticket csv, and a .docx with a
-milestone table. Sets 3 (``gold3``) and 4 (``gold4``) ask questions over it; set 4 is measured once, at the end.
+milestone table. Sets 3 (``spare_parts_gold``) and 4 (``spare_parts_rephrased_gold``) ask questions over it; set 4
+is measured once, at the end.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""The table held-out questions (issue 23) and their gold answers, computed from ``kb.World``'s Python rows.
+"""The table held-out questions (issue 23) and their gold answers, computed from ``orders_kb.World``'s Python rows.
 
-``python -m eval.table_heldout.gold`` writes ``questions.jsonl`` once; the file is then frozen (committed
+``python -m eval.table_heldout.orders_gold`` writes ``orders_questions.jsonl`` once; the file is then frozen (committed
 before any tuning, and a test checks its digest). Questions are phrased as a user types them, Chinese and
 English, over the whole knowledge base (no document named unless the user would name it).
 
@@ -19,10 +19,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from eval.table_heldout.kb import ACTIONS, LEAVE, Q2_PLAN, SUPPLIERS, World, write_kb
+from eval.table_heldout.orders_kb import ACTIONS, LEAVE, Q2_PLAN, SUPPLIERS, World, write_kb
 
 HERE = Path(__file__).resolve().parent
-QUESTIONS = HERE / "questions.jsonl"
+QUESTIONS = HERE / "orders_questions.jsonl"
 
 
 def _q(qid: str, question: str, kind: str, expected: Any = None, category: str = "") -> dict[str, Any]:
