@@ -1,6 +1,9 @@
-"""Print the settings reference (Markdown table) from the Settings model, or splice it into the README.
+"""Print the settings reference (Markdown table) from the Settings model, or splice it into docs/configuration.md.
 
-    python scripts/settings_table.py [--update-readme]
+    python scripts/settings_table.py [--update]
+
+The table lives between the ``settings:start`` and ``settings:end`` markers of ``docs/configuration.md``;
+``tests/unit/test_docs.py`` fails when a setting is missing from it or a row names no setting.
 """
 
 from __future__ import annotations
@@ -31,8 +34,12 @@ def table() -> str:
     return "\n".join(lines)
 
 
-def update_readme(path: Path) -> None:
-    """Replace the text between the settings markers in the README with a fresh table."""
+#: The page that holds the settings table.
+CONFIGURATION_PAGE = Path(__file__).resolve().parents[1] / "docs" / "configuration.md"
+
+
+def update_page(path: Path = CONFIGURATION_PAGE) -> None:
+    """Replace the text between the settings markers of the page with a fresh table."""
     text = path.read_text(encoding="utf-8")
     start, end = "<!-- settings:start -->", "<!-- settings:end -->"
     head, rest = text.split(start, 1)
@@ -41,7 +48,7 @@ def update_readme(path: Path) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "--update-readme":
-        update_readme(Path(__file__).resolve().parents[1] / "README.md")
+    if len(sys.argv) > 1 and sys.argv[1] == "--update":
+        update_page()
     else:
         print(table())

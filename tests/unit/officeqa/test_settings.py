@@ -9,8 +9,6 @@ import pytest
 from officeqa.errors import ConfigurationError
 from officeqa.settings import ParsingSettings, Settings, load_settings
 
-README = Path(__file__).resolve().parents[3] / "README.md"
-
 
 def test_defaults_without_environment() -> None:
     settings = load_settings(environ={})
@@ -118,20 +116,3 @@ def test_missing_or_broken_settings_file_is_one_clear_error(tmp_path: Path) -> N
     broken.write_text("[chunking\n", encoding="utf-8")
     with pytest.raises(ConfigurationError, match=r"broken.toml is not valid TOML \(.*line 1.*\); fix the syntax"):
         load_settings(broken, environ={})
-
-
-def _env_names(model: type, prefix: str) -> list[str]:
-    names = []
-    for name, field in model.model_fields.items():
-        annotation = field.annotation
-        if isinstance(annotation, type) and hasattr(annotation, "model_fields"):
-            names += _env_names(annotation, f"{prefix}{name.upper()}__")
-        else:
-            names.append(f"{prefix}{name.upper()}")
-    return names
-
-
-def test_every_setting_is_documented_in_the_readme() -> None:
-    readme = README.read_text(encoding="utf-8")
-    missing = [name for name in _env_names(Settings, "OFFICEQA_") if name not in readme]
-    assert not missing, f"README lacks these settings: {missing}"
