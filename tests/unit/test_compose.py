@@ -1,7 +1,7 @@
 """compose.yaml is the production deployment: Ollama, PostgreSQL with pgvector, and officeqa built here.
 
 Validated with Debian's ``docker-compose config`` (scripts/apt-packages-test.txt installs it) and read
-as YAML to pin what the README promises: services, health checks, volumes, the environment that
+as YAML to pin what docs/deploying.md promises: services, health checks, volumes, the environment that
 selects the PostgreSQL backend and bge-m3 embeddings through Ollama.
 """
 
