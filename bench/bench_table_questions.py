@@ -74,6 +74,8 @@ def _fresh_set(second: bool | int) -> tuple[str, Path, Any]:
     from eval.table_heldout.gold3 import QUESTIONS3
     from eval.table_heldout.kb3 import write_kb3
     from eval.table_heldout.kb5 import write_kb5
+    from eval.table_heldout.roster_inventory_gold import ROSTER_INVENTORY_QUESTIONS
+    from eval.table_heldout.roster_inventory_kb import write_roster_inventory_kb
 
     number = 2 if second is True else 1 if second is False else int(second)
     return {
@@ -82,6 +84,7 @@ def _fresh_set(second: bool | int) -> tuple[str, Path, Any]:
         3: ("fresh3", QUESTIONS3, write_kb3),
         4: ("fresh4", QUESTIONS3.with_name("questions4.jsonl"), write_kb3),
         5: ("fresh5", QUESTIONS3.with_name("questions5.jsonl"), write_kb5),
+        6: ("roster", ROSTER_INVENTORY_QUESTIONS, write_roster_inventory_kb),
     }[number]
 
 
@@ -219,7 +222,8 @@ def main() -> None:
                 "fresh2": lambda: run_fresh(True), "fresh2-direct": lambda: run_fresh_direct(True),
                 "fresh3": lambda: run_fresh(3), "fresh3-direct": lambda: run_fresh_direct(3),
                 "fresh4": lambda: run_fresh(4), "fresh4-direct": lambda: run_fresh_direct(4),
-                "fresh5": lambda: run_fresh(5), "fresh5-direct": lambda: run_fresh_direct(5)}
+                "fresh5": lambda: run_fresh(5), "fresh5-direct": lambda: run_fresh_direct(5),
+                "roster": lambda: run_fresh(6), "roster-direct": lambda: run_fresh_direct(6)}
         counts, lines = runs[name]()
         total = counts["exact"] + counts["refused"] + counts["wrong"]
         out += [
