@@ -144,6 +144,8 @@ def link_flags(t: QuestionText, table: TableInfo, store: TableStore) -> list[Val
             column_core(column.name).strip()
         terms = [core[2:]] if core.startswith("是否") and len(core) >= 4 else []
         terms += [core] if len(core) >= 2 and not core.startswith("是否") else []
+        if column.name.isascii() and " " in core:
+            terms += [core.replace(" ", "-")]  # "full-time employees" for a column "Full-time"
         hits = [(term, pos) for term in terms for pos in t.find_all(term)]
         if not hits:
             continue

@@ -213,8 +213,13 @@ def _plan_group(query: TableQuery, linked: Linked, used: set[int]) -> Refusal | 
         group = resolve_mention(linked.group_mention, linked)
         if isinstance(group, Refusal):
             return group
-        query.group = group
         used.add(id(linked.group_mention))
+        if _per_row(query, linked, group):
+            query.notes.append((f"「每{linked.group_mention.text}」：每行一个{group.name}，求的是所有行的一个平均值",
+                                f"'per {linked.group_mention.text}': one {group.name} per row, so one mean over "
+                                "the rows"))
+            return None
+        query.group = group
         if group.is_date:
             query.group_unit = linked.group_unit or "day"
     elif linked.group_unit:
@@ -232,6 +237,18 @@ def _plan_group(query: TableQuery, linked: Linked, used: set[int]) -> Refusal | 
                            table)
         query.group = people[0]
     return None
+
+
+_PER = ("per", "每个", "每一个", "每")
+
+
+def _per_row(query: TableQuery, linked: Linked, group: ColumnInfo) -> bool:
+    """"average salary per employee", "average revenue per region" where every row is its own employee or region:
+    the mean over the rows, one number (grouping by a column of unique values lists each row's own value)."""
+    mention = linked.group_mention
+    if query.op != "avg" or mention is None or group.distinct is None or group.distinct < linked.table.row_count:
+        return False
+    return linked.text[:mention.start].rstrip().endswith(_PER)
 
 
 #: A column counted in 万元 / 千元 ("预算（万元）"): "超过50万元" compares its cells with 50, not 500000.
