@@ -38,6 +38,7 @@ from eval.table_heldout.gold2 import QUESTIONS2  # noqa: E402
 from eval.table_heldout.judge import judge as judge_fresh  # noqa: E402
 from eval.table_heldout.kb import write_kb  # noqa: E402
 from eval.table_heldout.kb2 import write_kb2  # noqa: E402
+from bench.table_public import DEFAULT_WTQ, run_wtq  # noqa: E402
 from indexing.storage import open_knowledge_base  # noqa: E402
 from officeqa.settings import EmbeddingSettings, OllamaSettings, Settings  # noqa: E402
 from retrieval.handlers.results import HandlerItem, HandlerResult  # noqa: E402
@@ -209,6 +210,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--label", default="before")
     parser.add_argument("--sets", nargs="+", default=["fresh", "fresh-direct", "fresh2", "fresh2-direct", "acceptance"])
+    parser.add_argument("--wtq", type=Path, default=DEFAULT_WTQ, help="the WikiTableQuestions git mirror")
+    parser.add_argument("--wtq-limit", type=int, default=200, help="questions sampled per WTQ half")
     args = parser.parse_args()
     out = [
         f"# Table questions through QuestionService, no model ({args.label})",
@@ -224,6 +227,16 @@ def main() -> None:
                 "fresh4": lambda: run_fresh(4), "fresh4-direct": lambda: run_fresh_direct(4),
                 "fresh5": lambda: run_fresh(5), "fresh5-direct": lambda: run_fresh_direct(5),
                 "roster": lambda: run_fresh(6), "roster-direct": lambda: run_fresh_direct(6)}
+        if name.startswith("wtq-"):
+            if not (args.wtq / "HEAD").exists():
+                print(f"{name}: skipped, no WikiTableQuestions mirror at {args.wtq} (--wtq)", flush=True)
+                continue
+            counts, lines = run_wtq(args.wtq, name[4:], args.wtq_limit, CACHE / "wtq")
+            out += [f"## {name}: {counts['exact']} exact / {counts['refused']} refused / {counts['wrong']} wrong "
+                    f"(of {sum(counts.values())}; split by table, see bench/table_public.py)", "",
+                    "| id | question | gold | outcome | answer |", "|---|---|---|---|---|", *lines, ""]
+            print(f"{name}: {dict(counts)}", flush=True)
+            continue
         counts, lines = runs[name]()
         total = counts["exact"] + counts["refused"] + counts["wrong"]
         out += [

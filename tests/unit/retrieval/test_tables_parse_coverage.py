@@ -1,0 +1,102 @@
+"""Issue 35 at the table layer, real csv files in a real DuckDB table store: what a question says is what is run.
+
+Each case is a phrasing that was once answered "exact" with a condition dropped, a count where a sum was asked, a
+totals row counted as data, or a number where a row was asked; now it is answered as asked, or refused.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from indexing.parsing import parse_file
+from indexing.table_store import TableStore
+from retrieval.tables import answer_table_question
+from retrieval.tables.answer import plan_question
+
+STANLEY = Path("/work/shared/corpus/csv/EDGE_utf16-bom_stanley-cups.csv")
+
+ROSTER = """Name,Department,City,Full-time,Salary,Rating
+Alice Moreau,Engineering,Boston,Y,128000,4
+Bruno Keller,Engineering,Austin,Y,117500,3
+Chen Wei,Engineering,Boston,N,64000,4
+Dana Ortiz,Sales,Chicago,Y,82000,5
+Elif Yilmaz,Sales,Boston,Y,79000,3
+Farah Khan,Sales,Austin,N,41000,2
+"""
+
+REGIONAL = """Regional sales summary FY2024,,
+Region,Units Sold,Revenue (USD)
+North,340,51000
+South,415,58100
+West,505,70700
+Total,1260,179800
+"""
+
+
+def _store(tmp_path: Path, name: str, text: str | None = None, source: Path | None = None) -> TableStore:
+    path = tmp_path / name
+    if source is not None:
+        shutil.copy(source, path)
+    else:
+        path.write_text(text or "", encoding="utf-8")
+    store = TableStore(tmp_path / "tables.duckdb")
+    store.put("d", str(path), parse_file(path))
+    return store
+
+
+def _value(question: str, store: TableStore) -> str | None:
+    result = answer_table_question(question, store, None, "en")
+    return str(result.data.get("value")) if result.outcome == "exact" else None
+
+
+@pytest.mark.skipif(not STANLEY.is_file(), reason="the shared corpus is not on this machine")
+def test_how_many_stanley_cups_in_total_sums_the_column(tmp_path: Path) -> None:
+    store = _store(tmp_path, STANLEY.name, source=STANLEY)
+    assert _value("How many Stanley Cups do the teams have in total?", store) == "16"
+    assert _value("How many teams are there?", store) == "3"  # the rows, when the rows are what is counted
+
+
+def test_a_totals_row_is_not_a_row(tmp_path: Path) -> None:
+    store = _store(tmp_path, "regional.csv", REGIONAL)
+    assert _value("What is the total revenue?", store) == "179800"
+    assert _value("How many regions had revenue over 55000?", store) == "2"
+    assert _value("What is the average revenue per region?", store) == "59933.3333"
+    ranked = answer_table_question("Which region sold the most units?", store, None, "en")
+    assert ranked.outcome == "exact" and ranked.items[0].value == "West"
+
+
+def test_a_yes_no_column_named_in_the_question_is_its_condition(tmp_path: Path) -> None:
+    store = _store(tmp_path, "roster.csv", ROSTER)
+    assert _value("How many full-time employees are based in Boston?", store) == "2"
+    assert _value("How many employees are not full-time?", store) == "2"
+
+
+def test_average_per_row_is_one_mean(tmp_path: Path) -> None:
+    store = _store(tmp_path, "roster.csv", ROSTER)
+    assert _value("What is the average salary per employee in Sales?", store) == "67333.3333"
+
+
+@pytest.mark.parametrize("question", [
+    "Which employee had the highest salary in Sales on average in Boston and Austin combined yearly?",
+    "How many Engineering Sales employees are there?",  # two values of one column side by side: no conjunction
+    "What is the total number of Salary and Rating?",
+])
+def test_questions_it_cannot_read_whole_are_refused(tmp_path: Path, question: str) -> None:
+    store = _store(tmp_path, "roster.csv", ROSTER)
+    assert answer_table_question(question, store, None, "en").outcome != "exact"
+
+
+def test_which_row_is_not_answered_with_the_extreme_value(tmp_path: Path) -> None:
+    store = _store(tmp_path, "episodes.csv", "Episode no.,Airdate,Viewers\n1,2010-01-01,900\n2,2010-01-08,1200\n")
+    result = answer_table_question("which episode had the most viewers?", store, None, "en")
+    assert result.outcome != "exact" or "Episode no.: 2" in result.items[0].value  # the row, or refused
+
+
+def test_a_prose_question_is_no_table_question(tmp_path: Path) -> None:
+    store = _store(tmp_path, "report.csv", "Item,2023,2022\nTotal revenue,123,114\nNet income,21,18\n")
+    plan = plan_question("According to the annual report of Medallion Financial, what did the chief executive say "
+                         "about the outlook for net income?", store, None)
+    assert plan.refusal is not None and plan.refusal.kind == "no_link"
