@@ -100,3 +100,20 @@ def test_a_prose_question_is_no_table_question(tmp_path: Path) -> None:
     plan = plan_question("According to the annual report of Medallion Financial, what did the chief executive say "
                          "about the outlook for net income?", store, None)
     assert plan.refusal is not None and plan.refusal.kind == "no_link"
+
+
+def test_a_share_shows_both_inputs(tmp_path: Path) -> None:
+    store = _store(tmp_path, "roster.csv", ROSTER)
+    result = answer_table_question("What percentage of the total salary goes to Engineering?", store, None, "en")
+    assert result.outcome == "exact"
+    assert result.data["part"] == "309500" and result.data["whole"] == "511500"
+    assert "309500 / 511500" in result.answer_text and result.data["value"].startswith("60.508")
+
+
+def test_a_chinese_share_and_an_unreadable_one(tmp_path: Path) -> None:
+    store = _store(tmp_path, "物料库存.csv", "物料编码,物料名称,类别,库存数量\nM1,螺栓,五金,300\nM2,垫圈,五金,100\nM3,电容,电子,600\n")
+    result = answer_table_question("五金类物料的库存数量占全部库存数量的比例是多少？", store, None, "zh")
+    assert result.outcome == "exact" and result.data["value"] == "40"
+    # the whole named by another column than the part's measure: not a share this step can read
+    refused = answer_table_question("五金类的库存数量占电子类库存数量的比例是多少？", store, None, "zh")
+    assert refused.outcome != "exact"
