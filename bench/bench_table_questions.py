@@ -34,11 +34,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "unit" / "retrieval"))
 
+from bench.table_public import DEFAULT_WTQ, run_wtq  # noqa: E402
 from eval.table_heldout.gold2 import QUESTIONS2  # noqa: E402
 from eval.table_heldout.judge import judge as judge_fresh  # noqa: E402
 from eval.table_heldout.kb import write_kb  # noqa: E402
 from eval.table_heldout.kb2 import write_kb2  # noqa: E402
-from bench.table_public import DEFAULT_WTQ, run_wtq  # noqa: E402
 from indexing.storage import open_knowledge_base  # noqa: E402
 from officeqa.settings import EmbeddingSettings, OllamaSettings, Settings  # noqa: E402
 from retrieval.handlers.results import HandlerItem, HandlerResult  # noqa: E402

@@ -74,7 +74,8 @@ def _hr_questions(hr: pd.DataFrame) -> list[dict[str, Any]]:
 def _inventory_questions(inv: pd.DataFrame) -> list[dict[str, Any]]:
     live = inv["是否停用"] == "否"
     return [
-        _q("r16", "电子类物料的库存数量一共有多少？", "number", _num(inv[inv["类别"] == "电子"]["库存数量"].sum()), "sum"),
+        _q("r16", "电子类物料的库存数量一共有多少？", "number", _num(inv[inv["类别"] == "电子"]["库存数量"].sum()),
+           "sum"),
         _q("r17", "一号仓有几种物料？", "number", int((inv["仓库"] == "一号仓").sum()), "count"),
         _q("r18", "已停用的物料有哪些？", "items", inv[~live]["物料名称"].tolist(), "list"),
         _q("r19", "库存数量超过1000的物料有几种？", "number", int((inv["库存数量"] > 1000).sum()), "count"),

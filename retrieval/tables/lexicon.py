@@ -102,7 +102,7 @@ FILLERS = tuple(sorted({
     "有多少", "期间", "本表", "查", "查一下", "查询", "此", "求", "的", "的话", "看一下", "看看", "算", "算一下",
     "算算", "给出", "统计", "至", "表", "表中", "表格", "表里", "计算", "该", "该列", "该表", "请", "请问", "谁",
     "这", "这一列", "这一栏", "这个", "这些", "这列", "这张表", "那", "那个", "那些", "里", "里头", "里面", "麻烦",
-    "'s", "a", "all", "an", "and", "are", "as", "at", "be", "between", "by", "calculate", "column", "columns",
+    "'s", "a", "across", "all", "an", "and", "are", "as", "at", "be", "between", "by", "calculate", "column", "columns",
     "compute", "data", "did", "do", "does", "during", "each", "every", "field", "fields", "find", "for", "from",
     "get", "give", "had", "has", "have", "how", "in", "is", "it", "its", "list", "many", "me", "much", "of", "on",
     "one", "ones", "or", "overall", "per", "please", "rank", "ranked", "ranking", "s", "sheet", "show", "table",

@@ -23,6 +23,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from decimal import Decimal
+from itertools import pairwise
 
 from indexing.table_store import ColumnInfo, TableInfo, TableStore
 from retrieval.tables.identity import identity_words, person_columns
@@ -159,7 +160,7 @@ _LIST_JOINS = re.compile(r"^[\s,，、/和或及与跟]*(?:and|or|和|或|及|�
 def _listed(linked: Linked, values: list[ValueMention]) -> bool:
     """Whether values of one column are written as a list ("华东和华北", "East or West", "A、B")."""
     ordered = sorted(values, key=lambda v: v.start)
-    return all(_LIST_JOINS.match(linked.text[a.end:b.start]) for a, b in zip(ordered, ordered[1:], strict=False))
+    return all(_LIST_JOINS.match(linked.text[a.end:b.start]) for a, b in pairwise(ordered))
 
 
 def plan_table(linked: Linked, store: TableStore, route_hint: str | None = None) -> TableQuery | Refusal:

@@ -165,8 +165,8 @@ def _finish_count(query: TableQuery, numeric: list[ColumnInfo], others: list[Col
                   linked: Linked) -> TableQuery | Refusal:
     """A count of rows, unless the named column already counts things, or people or distinct values are asked."""
     measures = [c for c in numeric if c.is_measure]
-    if len(measures) == 1 and not others and (_counted_object(measures[0], linked) or not linked.row_noun and (
-            is_additive(measures[0]) or "how many" in linked.text.lower())):
+    if len(measures) == 1 and not others and (_counted_object(measures[0], linked) or (not linked.row_noun and (
+            is_additive(measures[0]) or "how many" in linked.text.lower()))):
         # "How many Stanley Cups in total?", "一共卖出多少数量": the named column already counts things
         query.op, query.measure = "sum", measures[0]
         query.notes.append((f"「{measures[0].name}」本身是数量：对它求和", f"'{measures[0].name}' counts: summed"))

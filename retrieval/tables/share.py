@@ -72,9 +72,12 @@ def answer_share(share: ShareQuestion, query: TableQuery | None, refusal: Refusa
     ratio = Decimal(str(part.value)) / Decimal(str(whole.value)) * 100
     plain = format(ratio.quantize(Decimal("0.0001")).normalize(), "f")
     part_words, whole_words = query_words(query, zh, part.matched), query_words(whole_query, zh, whole.matched)
-    text = (f"查询：占比 = （{part_words}）÷（{whole_words}）\n结果：{float(ratio):.2f}%（{part.value} ÷ {whole.value}）"
-            if zh else f"Query: share = ({part_words}) / ({whole_words})\n"
-            f"Result: {float(ratio):.2f}% ({part.value} / {whole.value})")
+    if zh:
+        text = (f"查询：占比 = （{part_words}）÷（{whole_words}）\n"
+                f"结果：{float(ratio):.2f}%（{part.value} ÷ {whole.value}）")
+    else:
+        text = (f"Query: share = ({part_words}) / ({whole_words})\n"
+                f"Result: {float(ratio):.2f}% ({part.value} / {whole.value})")
     citations = [c for item in shown.items for c in item.citations]
     data = {**shown.data, "op": "share", "value": plain, "part": str(part.value), "whole": str(whole.value)}
     return HandlerResult(route=route, answer_text=text, items=[HandlerItem(value=f"{float(ratio):.2f}%",

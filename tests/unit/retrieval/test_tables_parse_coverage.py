@@ -111,7 +111,8 @@ def test_a_share_shows_both_inputs(tmp_path: Path) -> None:
 
 
 def test_a_chinese_share_and_an_unreadable_one(tmp_path: Path) -> None:
-    store = _store(tmp_path, "物料库存.csv", "物料编码,物料名称,类别,库存数量\nM1,螺栓,五金,300\nM2,垫圈,五金,100\nM3,电容,电子,600\n")
+    rows = "物料编码,物料名称,类别,库存数量\nM1,螺栓,五金,300\nM2,垫圈,五金,100\nM3,电容,电子,600\n"
+    store = _store(tmp_path, "物料库存.csv", rows)
     result = answer_table_question("五金类物料的库存数量占全部库存数量的比例是多少？", store, None, "zh")
     assert result.outcome == "exact" and result.data["value"] == "40"
     # the whole named by another column than the part's measure: not a share this step can read
