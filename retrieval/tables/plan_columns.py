@@ -194,7 +194,26 @@ def _finish_count(query: TableQuery, numeric: list[ColumnInfo], others: list[Col
         query.op, query.targets = "count_distinct", people
         query.notes.append((f"人数：「{people[0].name}」的不同值", f"people: distinct '{people[0].name}'"))
         return _per_period_or_total(query) or query
+    if PEOPLE_COUNT.search(linked.text) and not people:
+        return _headcount(query)
     return query
+
+
+#: A numeric column that counts people ("Headcount", "人数").
+_HEADCOUNT = re.compile(r"head\s?count|人数|员工数|职工数|staff|employees|people|members", re.IGNORECASE)
+
+
+def _headcount(query: TableQuery) -> TableQuery | Refusal:
+    """"How many staff are in the Rome office?" over one row per office: the rows are offices, not people; the
+    column that counts people is summed, else the question is refused (a row count would be wrong)."""
+    counts = [c for c in query.table.columns if c.is_measure and _HEADCOUNT.search(c.name)]
+    if len(counts) == 1:
+        query.op, query.measure = "sum", counts[0]
+        query.notes.append((f"人数：对「{counts[0].name}」求和", f"people: sum of '{counts[0].name}'"))
+        return query
+    return Refusal("问题问的是人数，但表中的行不是人，也没有唯一的人数列。",
+                   "The question counts people, but the rows are not people and no single column counts them.",
+                   {"measure": column_names(counts)}, query.table)
 
 
 def _finish_lookup(query: TableQuery, remaining: list[ColumnInfo]) -> TableQuery | Refusal:

@@ -118,3 +118,41 @@ def test_a_chinese_share_and_an_unreadable_one(tmp_path: Path) -> None:
     # the whole named by another column than the part's measure: not a share this step can read
     refused = answer_table_question("五金类的库存数量占电子类库存数量的比例是多少？", store, None, "zh")
     assert refused.outcome != "exact"
+
+
+def _layout_store(tmp_path: Path) -> TableStore:
+    """Tables as people lay them out: a title line, two tables on one sheet, a totals row, a two-line header."""
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.title = "Summary"
+    for row in (["Sales by region 2024"], [], ["Region", "Units", "Revenue"], ["North", 10, 100], ["South", 20, 250],
+                ["Total", 30, 350], [], [], ["Office", "Headcount"], ["Paris", 12], ["Rome", 7]):
+        sheet.append(row)
+    budget = book.create_sheet("Budget")
+    for row in (["Project", "Budget", "", "Actual", ""], ["", "Q1", "Q2", "Q1", "Q2"], ["Alpha", 10, 20, 12, 18],
+                ["Beta", 5, 5, 6, 4]):
+        budget.append(row)
+    budget.merge_cells("B1:C1")
+    budget.merge_cells("D1:E1")
+    path = tmp_path / "layout.xlsx"
+    book.save(path)
+    store = TableStore(tmp_path / "tables.duckdb")
+    store.put("x", str(path), parse_file(path))
+    return store
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    ("What is the total revenue?", "350"),  # the totals row is not a third region
+    ("What is the total headcount?", "19"),  # the second table on the sheet
+    ("What is the total Q2 actual?", "22"),  # a header over two lines
+])
+def test_tables_as_people_lay_them_out(tmp_path: Path, question: str, value: str) -> None:
+    assert _value(question, _layout_store(tmp_path)) == value
+
+
+def test_a_count_of_people_over_rows_that_are_not_people_is_never_the_row_count(tmp_path: Path) -> None:
+    store = _layout_store(tmp_path)
+    assert _value("How many staff are in the Rome office?", store) in (None, "7")  # one row is one office
