@@ -89,14 +89,8 @@ def finish_query(query: TableQuery, remaining: list[ColumnInfo], linked: Linked)
                            {"columns": column_names([c for c in query.table.columns if c.kind == "text"])},
                            query.table)
         query.targets = targets
-        if op == "count_distinct" and any(f.op == "=" and f.column.distinct is not None
-                                          and f.column.distinct >= query.table.row_count for f in query.filters):
-            # "how many championships Ernie Els won" over one row per golfer: one row's distinct count is 1 by
-            # construction; the number asked is in a cell, not a count
-            return Refusal(f"条件只选出一行，「{targets[0].name}」的不同值个数必为 1：要的是哪一列的数？",
-                           f"The condition picks one row, so the distinct count of '{targets[0].name}' is 1 by "
-                           "construction: which column holds the number asked?",
-                           {"columns": column_names(query.table.columns)}, query.table)
+        if op == "count_distinct" and _one_keyed_row(query):
+            return _one_row_refusal(query)
         return _per_period_or_total(query) or query
     return _finish_lookup(query, remaining)
 
@@ -153,6 +147,21 @@ def _extreme_of(linked: Linked, others: list[ColumnInfo]) -> bool:
 _COUNTED_VERB = re.compile(r"\b(?:wins|won|times|earned|received)\b")
 
 
+def _one_keyed_row(query: TableQuery) -> bool:
+    """Whether a condition picks rows by a column of unique values (one golfer of a one-row-per-golfer table)."""
+    return any(f.op == "=" and f.column.distinct is not None and f.column.distinct >= query.table.row_count
+               for f in query.filters)
+
+
+def _one_row_refusal(query: TableQuery) -> Refusal:
+    """"how many championships Ernie Els won" over one row per golfer: the distinct count of one row is 1 by
+    construction; the number asked is in a cell (or a list in it), not a count of values."""
+    name = query.targets[0].name
+    return Refusal(f"条件只选出一行，「{name}」的不同值个数必为 1：要的是哪一列的数？",
+                   f"The condition picks one row, so the distinct count of '{name}' is 1 by construction: which "
+                   "column holds the number asked?", {"columns": column_names(query.table.columns)}, query.table)
+
+
 def _counted_object(column: ColumnInfo, linked: Linked) -> bool:
     """"How many Stanley Cups do the teams have in total?": the numeric column is what "how many" / "number of"
     counts (its name right after them), so it is summed; the row noun ("teams") only says whose they are."""
@@ -174,7 +183,7 @@ def _finish_count(query: TableQuery, numeric: list[ColumnInfo], others: list[Col
     if len(others) == 1 and not linked.row_noun and others[0].kind == "text" and not measures and (
             not linked.values or _repeats_elsewhere(others[0], linked)):
         query.op, query.targets = "count_distinct", others
-        return query
+        return _one_row_refusal(query) if _one_keyed_row(query) else query
     if measures:
         # "total number of hospital beds at X" with a column Total too, "aircraft in service" beside a column In
         # service: a measure is named but not what is counted; rows counted would drop it (issue 35, item 2)
