@@ -89,7 +89,11 @@ def answer_table_question(question: str, store: TableStore, doc_ids: Sequence[st
     share = share_question(question)
     if share is not None:  # "what percentage of …", "占…的比例": part and whole, both shown
         planned = plan_question(share.text, store, doc_ids, route)
-        return answer_share(share, planned.query, planned.refusal, store, route, zh)
+        shared = answer_share(share, planned.query, planned.refusal, store, route, zh)
+        if shared.outcome == "exact":
+            return shared
+        # not a share of one column's values (or the table holds the share as a column, "占年度销售总额比例"): the
+        # question as written, as before
     plan = plan_question(question, store, doc_ids, route)
     if plan.query is None:
         assert plan.refusal is not None
