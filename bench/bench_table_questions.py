@@ -18,6 +18,15 @@ The knowledge base is real (SQLite registry, stored parsed documents and tables 
 with the deterministic ``hash`` embedder.
 
     python bench/bench_table_questions.py --label before   # writes bench/results/tables_before.md
+
+3. ``roster`` (``eval/table_heldout/roster_inventory_*``, issue 35): an English HR roster .xlsx, a Chinese inventory
+   .csv, a titled English .csv with a totals row; 31 answerable + 6 unanswerable questions, gold with pandas,
+   written before the issue-35 changes, measured before and after, never tuned on.
+4. ``wtq-tuning`` / ``wtq-heldout``: WikiTableQuestions, split by table (``bench/table_public.py``), read from the
+   mirror (``--wtq``; skipped with a line when absent); the held-out half is run once, at the end.
+
+    python bench/bench_table_questions.py --label issue35 --out bench/results/table_questions.md \
+        --sets fresh fresh2 fresh3 fresh4 fresh5 acceptance roster roster-direct wtq-tuning wtq-heldout
 """
 
 from __future__ import annotations
@@ -212,6 +221,7 @@ def main() -> None:
     parser.add_argument("--sets", nargs="+", default=["fresh", "fresh-direct", "fresh2", "fresh2-direct", "acceptance"])
     parser.add_argument("--wtq", type=Path, default=DEFAULT_WTQ, help="the WikiTableQuestions git mirror")
     parser.add_argument("--wtq-limit", type=int, default=200, help="questions sampled per WTQ half")
+    parser.add_argument("--out", type=Path, default=None, help="the results file (default tables_<label>.md)")
     args = parser.parse_args()
     out = [
         f"# Table questions through QuestionService, no model ({args.label})",
@@ -254,7 +264,7 @@ def main() -> None:
             out += ["| id | category | question | outcome | answer |", "|---|---|---|---|---|"]
         out += [*lines, ""]
         print(f"{name}: {dict(counts)}", flush=True)
-    path = ROOT / "bench" / "results" / f"tables_{args.label}.md"
+    path = args.out or ROOT / "bench" / "results" / f"tables_{args.label}.md"
     path.write_text("\n".join(out), encoding="utf-8")
     print(f"wrote {path}")
 
