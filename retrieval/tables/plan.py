@@ -23,11 +23,11 @@ from __future__ import annotations
 import datetime as dt
 import re
 from decimal import Decimal
-from itertools import pairwise
 
 from indexing.table_store import ColumnInfo, TableInfo, TableStore
+from retrieval.tables.completeness import ASKS_ROW, listed_values, mostly_unplaced
 from retrieval.tables.identity import identity_words, person_columns
-from retrieval.tables.linked import ColumnMention, Linked, ValueMention
+from retrieval.tables.linked import ColumnMention, Linked
 from retrieval.tables.period import period_label_filter
 from retrieval.tables.plan_columns import finish_query
 from retrieval.tables.query import (
@@ -141,7 +141,7 @@ def _value_filters(linked: Linked, mentioned: set[int]) -> list[Filter] | Refusa
     filters = []
     for (_, negated), items in grouped.items():
         column = items[0][0]
-        if len(items) > 1 and not _listed(linked, [v for v in linked.values if v.candidates[0][0] is column]):
+        if len(items) > 1 and not listed_values(linked, [v for v in linked.values if v.candidates[0][0] is column]):
             # "4th round winners": two values of one column side by side, no "and" / "or" between them; a row has
             # one value, so neither reading ("either" nor "both") is what the words say
             texts = [t for _, _, t in items]
@@ -154,15 +154,6 @@ def _value_filters(linked: Linked, mentioned: set[int]) -> list[Filter] | Refusa
     return filters
 
 
-_LIST_JOINS = re.compile(r"^[\s,，、/和或及与跟]*(?:and|or|和|或|及|与|跟|以及|或者|、|,|，|/)[\s,，、]*(?:the\s)?$")
-
-
-def _listed(linked: Linked, values: list[ValueMention]) -> bool:
-    """Whether values of one column are written as a list ("华东和华北", "East or West", "A、B")."""
-    ordered = sorted(values, key=lambda v: v.start)
-    return all(_LIST_JOINS.match(linked.text[a.end:b.start]) for a, b in pairwise(ordered))
-
-
 def plan_table(linked: Linked, store: TableStore, route_hint: str | None = None) -> TableQuery | Refusal:
     """The query for one table, or why it cannot be built."""
     table = linked.table
@@ -171,7 +162,7 @@ def plan_table(linked: Linked, store: TableStore, route_hint: str | None = None)
         return Refusal(f"不理解问题中的「{'、'.join(words)}」：它不是表「{table.name}」的列名或单元格值。",
                        f"'{', '.join(words)}' is neither a column nor a cell value of table '{table.name}'.",
                        {"not_understood": words, "columns": column_names(table.columns)}, table,
-                       kind="no_link" if _mostly_unplaced(linked) else "ambiguous")
+                       kind="no_link" if mostly_unplaced(linked) else "ambiguous")
     _who_is_a_lookup(linked)
     op = _op(linked, route_hint)
     if isinstance(op, Refusal):
@@ -199,14 +190,6 @@ def plan_table(linked: Linked, store: TableStore, route_hint: str | None = None)
     if time_filter is not None:
         query.filters.append(time_filter)
     return _lookup_or_finish(query, linked, remaining, named_dates)
-
-
-def _mostly_unplaced(linked: Linked) -> bool:
-    """More of the question's words are left unplaced than the table's columns, values and names explain
-    ("According to the annual report, what was the total revenue of <company>?" over a report's table that links
-    one word): a prose question, not a question about this table, so retrieval answers it (issue 36)."""
-    unplaced = sum(1 for word in linked.leftover for ch in word if ch.strip() and ch not in ",.?!，。？！、")
-    return unplaced > linked.content + linked.affinity
 
 
 #: Operations that make "谁" a ranking ("销售额最高的是谁"); without one, "谁" asks for a cell ("X由谁负责").
@@ -381,16 +364,12 @@ def _lookup_or_finish(query: TableQuery, linked: Linked, remaining: list[ColumnI
         return looked
     finished = finish_query(query, remaining, linked)
     if isinstance(finished, TableQuery) and finished.op in ("max", "min") and finished.group is None \
-            and not finished.targets and _ASKS_ROW.search(linked.text):
+            and not finished.targets and ASKS_ROW.search(linked.text):
         # "which episode had the most viewers?" asks for a row; the largest number of viewers is not its answer
         return Refusal("问题问的是哪一行，而不是最大/最小值本身；请写明要返回哪一列。",
                        "The question asks which row, not the extreme value itself; name the column to return.",
                        {"columns": column_names(query.table.columns)}, query.table)
     return finished
-
-
-#: "which …", "who …", "哪个…", "谁…": a row is asked for, not a number.
-_ASKS_ROW = re.compile(r"^\s*(?:which|who)\b|哪|谁", re.IGNORECASE)
 
 
 #: Column names that hold a quantity of units ("卖出了多少台" sums one of them).
