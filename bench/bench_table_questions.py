@@ -21,6 +21,15 @@ with the deterministic ``hash`` embedder.
     python bench/bench_table_questions.py [--label TEXT] [--sets ...] [--out bench/results/table_questions.md]
 
 One current result file: a rerun overwrites ``--out`` (earlier runs live in git history); ``--label`` only titles it.
+
+3. ``roster`` (``eval/table_heldout/roster_inventory_*``, issue 35): an English HR roster .xlsx, a Chinese inventory
+   .csv, a titled English .csv with a totals row; 31 answerable + 6 unanswerable questions, gold with pandas,
+   written before the issue-35 changes, measured before and after, never tuned on.
+4. ``wtq-tuning`` / ``wtq-heldout``: WikiTableQuestions, split by table (``bench/table_public.py``), read from the
+   mirror (``--wtq``; skipped with a line when absent); the held-out half is run once, at the end.
+
+    python bench/bench_table_questions.py --label issue35 --out bench/results/table_questions.md \
+        --sets fresh fresh2 fresh3 fresh4 fresh5 acceptance roster roster-direct wtq-tuning wtq-heldout
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "unit" / "retrieval"))
 
+from bench.table_public import DEFAULT_WTQ, run_wtq  # noqa: E402
 from eval.table_heldout.inventory_attendance_gold import QUESTIONS2  # noqa: E402
 from eval.table_heldout.inventory_attendance_kb import write_kb2  # noqa: E402
 from eval.table_heldout.judge import judge as judge_fresh  # noqa: E402
@@ -74,6 +84,8 @@ def _short(text: str, width: int = 160) -> str:
 
 def _fresh_set(second: bool | int) -> tuple[str, Path, Any]:
     """The set's name, questions file and knowledge-base writer: ``second`` is False/True for sets 1/2, or 3/4."""
+    from eval.table_heldout.roster_inventory_gold import ROSTER_INVENTORY_QUESTIONS
+    from eval.table_heldout.roster_inventory_kb import write_roster_inventory_kb
     from eval.table_heldout.spare_parts_gold import QUESTIONS3
     from eval.table_heldout.spare_parts_kb import write_kb3
     from eval.table_heldout.warehouse_budget_kb import write_kb5
@@ -85,6 +97,7 @@ def _fresh_set(second: bool | int) -> tuple[str, Path, Any]:
         3: ("fresh3", QUESTIONS3, write_kb3),
         4: ("fresh4", QUESTIONS3.with_name("spare_parts_rephrased_questions.jsonl"), write_kb3),
         5: ("fresh5", QUESTIONS3.with_name("warehouse_budget_questions.jsonl"), write_kb5),
+        6: ("roster", ROSTER_INVENTORY_QUESTIONS, write_roster_inventory_kb),
     }[number]
 
 
@@ -210,6 +223,8 @@ def main() -> None:
     parser.add_argument("--label", default="current", help="a title for the run (e.g. the commit measured)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "table_questions.md")
     parser.add_argument("--sets", nargs="+", default=["fresh", "fresh-direct", "fresh2", "fresh2-direct", "acceptance"])
+    parser.add_argument("--wtq", type=Path, default=DEFAULT_WTQ, help="the WikiTableQuestions git mirror")
+    parser.add_argument("--wtq-limit", type=int, default=200, help="questions sampled per WTQ half")
     args = parser.parse_args()
     out = [
         f"# Table questions through QuestionService, no model ({args.label})",
@@ -223,7 +238,18 @@ def main() -> None:
                 "fresh2": lambda: run_fresh(True), "fresh2-direct": lambda: run_fresh_direct(True),
                 "fresh3": lambda: run_fresh(3), "fresh3-direct": lambda: run_fresh_direct(3),
                 "fresh4": lambda: run_fresh(4), "fresh4-direct": lambda: run_fresh_direct(4),
-                "fresh5": lambda: run_fresh(5), "fresh5-direct": lambda: run_fresh_direct(5)}
+                "fresh5": lambda: run_fresh(5), "fresh5-direct": lambda: run_fresh_direct(5),
+                "roster": lambda: run_fresh(6), "roster-direct": lambda: run_fresh_direct(6)}
+        if name.startswith("wtq-"):
+            if not (args.wtq / "HEAD").exists():
+                print(f"{name}: skipped, no WikiTableQuestions mirror at {args.wtq} (--wtq)", flush=True)
+                continue
+            counts, lines = run_wtq(args.wtq, name[4:], args.wtq_limit, CACHE / "wtq")
+            out += [f"## {name}: {counts['exact']} exact / {counts['refused']} refused / {counts['wrong']} wrong "
+                    f"(of {sum(counts.values())}; split by table, see bench/table_public.py)", "",
+                    "| id | question | gold | outcome | answer |", "|---|---|---|---|---|", *lines, ""]
+            print(f"{name}: {dict(counts)}", flush=True)
+            continue
         counts, lines = runs[name]()
         total = counts["exact"] + counts["refused"] + counts["wrong"]
         out += [

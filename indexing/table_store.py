@@ -26,6 +26,7 @@ header; values always travel as parameters.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -164,6 +165,25 @@ def _table_shape(block: Block) -> tuple[list[list[str]], list[list[str]]]:
     return (rows[:1], rows[1:]) if rows else ([], [])
 
 
+#: The label of a totals row under the data ("Total", "合计"): the sum of the rows above, not a row of its own.
+_TOTAL_LABEL = re.compile(r"^\s*(?:grand\s+)?totals?\s*:?\s*$|"
+                          r"^\s*(?:sum|合\s*计|总\s*计|总\s*和|小\s*计|全部合计)\s*[:：]?\s*$", re.IGNORECASE)
+_NUMERIC_CELL = re.compile(r"^\s*[-+(]?[$¥€£]?\s*[\d,]+(?:\.\d+)?\s*%?\)?\s*$")
+
+
+def _trailing_totals(rows: list[list[str]]) -> int:
+    """How many rows at the bottom are totals rows: a totals label and otherwise only numbers or blanks. Why: a
+    "Total" row counted as a region makes "which region sold the most" answer "Total" and every count one too many."""
+    dropped = 0
+    for row in reversed(rows):
+        cells = [c for c in row if c and c.strip()]
+        labels = [c for c in cells if not _NUMERIC_CELL.match(c)]
+        if len(labels) != 1 or not _TOTAL_LABEL.match(labels[0]) or len(cells) < 2:
+            break
+        dropped += 1
+    return dropped if dropped < len(rows) else 0
+
+
 def _column_info(spec: ColumnSpec) -> ColumnInfo:
     return ColumnInfo(index=spec.index, name=spec.name, path=spec.path, kind=spec.kind, identifier=spec.identifier,
                       scale=spec.scale, granularity=spec.granularity, has_raw=spec.raw is not None,
@@ -265,13 +285,15 @@ class TableStore:
 
     def _put_table(self, con: Any, doc_id: str, path: str, block: Block, table_no: int, name: str) -> TableInfo | None:
         header_rows, rows = _table_shape(block)
+        totals = _trailing_totals(rows)
+        rows = rows[: len(rows) - totals]
         if not rows:
             return None
         specs = type_columns(header_rows, rows)
         n = len(rows)
         first = block.meta.get("first_row") if isinstance(block.meta.get("first_row"), int) else None
         last = block.meta.get("last_row") if isinstance(block.meta.get("last_row"), int) else None
-        rows_exact = first is not None and last is not None and last - first + 1 == len(header_rows) + n
+        rows_exact = first is not None and last is not None and last - first + 1 == len(header_rows) + n + totals
         first_data = first + len(header_rows) if rows_exact and first is not None else None
         table_id = int(con.execute("SELECT nextval('tq_table_ids')").fetchone()[0])
         physical = f"t{table_id}"

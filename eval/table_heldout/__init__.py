@@ -12,6 +12,9 @@ labels ``fresh`` .. ``fresh5`` and the closing notes use):
 4. ``spare_parts_rephrased_gold`` / ``spare_parts_rephrased_questions.jsonl``: other phrasings over set 3's files.
 5. ``warehouse_budget_kb`` / ``warehouse_budget_gold`` / ``warehouse_budget_questions.jsonl``: a warehouse
    inventory under a title row, an HR roster with scores, a .docx project budget, an English sales csv.
+6. ``roster_inventory_kb`` / ``roster_inventory_gold`` / ``roster_inventory_questions.jsonl`` (issue 35): an English
+   HR roster .xlsx with a Y/N column, a Chinese inventory .csv with a 是/否 column, an English .csv with a title line
+   and a totals row; gold computed with pandas.
 
 ``judge`` scores an answer against any of them.
 """

@@ -61,7 +61,9 @@ def judge(question: dict[str, Any], answer: Any) -> str:
         value = _handler_value(handler)
         gold = Decimal(str(expected))
         if value is not None:
-            if question.get("category") == "avg" and gold.as_tuple().exponent < 0:
+            if question.get("category") == "share" and abs(value) <= 1 < abs(gold):
+                value *= 100  # a share may be computed as a fraction; the gold is a percentage
+            if question.get("category") in ("avg", "share") and gold.as_tuple().exponent < 0:
                 value = value.quantize(gold)  # an average is gold to the cent; the answer may show more places
             return "exact" if value == gold else "wrong"
         first = text.split("\n来源")[0].split("\nSource")[0]

@@ -47,6 +47,14 @@ class Answerer(Protocol):
 
 
 #: The table: first come, first asked. The last one always answers.
+#:
+#: Table questions, precision first (issue 35): the table rules (StoredTables, EmptyRuleTables, TableProbe,
+#: LinkedTables) end the walk only with an exact answer from a complete parse, every content word of the question
+#: placed. An incomplete parse never answers: with a model, its refusal waits as the fallback (so RuleHandler's
+#: other handlers step aside) and ModelTablePlan asks the model for a JSON plan, checked against the schema and run
+#: in DuckDB, before the model sees any rule-derived material; without a model, the refusal is shown as "no exact
+#: answer" naming the words it could not place and the candidate table. A question whose words mostly name
+#: nothing in the table (prose about a report) is no table question at all: retrieval answers it.
 ANSWERERS: tuple[Answerer, ...] = (
     EmptyKnowledgeBase(),  # nothing indexed: how to start
     SmallTalk(),  # "hi", "你好", "谢谢": what the assistant can do, not quotes

@@ -29,6 +29,7 @@ from retrieval.tables.plan import plan_table
 from retrieval.tables.qualifiers import defined_qualifiers
 from retrieval.tables.query import Refusal, TableQuery
 from retrieval.tables.render import query_words, refusal_result, table_result
+from retrieval.tables.share import answer_share, share_question
 
 __all__ = ["TABLE_ROUTES", "QuestionPlan", "answer_for_route", "answer_table_question", "plan_question"]
 
@@ -85,6 +86,14 @@ def answer_table_question(question: str, store: TableStore, doc_ids: Sequence[st
                           language: str | None = None, route: str = "table_aggregate") -> HandlerResult:
     """Answer exactly from the stored tables, or refuse saying what is ambiguous."""
     zh = is_chinese(question, language)
+    share = share_question(question)
+    if share is not None:  # "what percentage of …", "占…的比例": part and whole, both shown
+        planned = plan_question(share.text, store, doc_ids, route)
+        shared = answer_share(share, planned.query, planned.refusal, store, route, zh)
+        if shared.outcome == "exact":
+            return shared
+        # not a share of one column's values (or the table holds the share as a column, "占年度销售总额比例"): the
+        # question as written, as before
     plan = plan_question(question, store, doc_ids, route)
     if plan.query is None:
         assert plan.refusal is not None

@@ -13,7 +13,7 @@ from retrieval.tables.timeexpr import cn_number
 
 __all__ = ["link_numeric", "link_topk"]
 
-_GAP = re.compile(r"^[\s的为是在了]{0,3}$")
+_GAP = re.compile(r"^(?:[\s的为是在了]{0,3}|\s(?:of|is|was|are|were|of the)\s)$")  # "rating of at least 4"
 _NUMBER = r"(-?\d[\d,]{0,15}(?:\.\d{1,6})?|[零一二三四五六七八九十百千万亿两]{1,8})\s{0,1}(万|千|亿|k|w)?"
 _UNIT = r"\s{0,1}(?:万元|元|块钱|块|美元|个|件|笔|单|条|人|次|天|小时|台|分钟|%|rmb|usd|yuan)?"
 _CMP_WORDS: list[tuple[str, str]] = [

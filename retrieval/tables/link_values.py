@@ -92,6 +92,7 @@ def negate_values(t: QuestionText, values: list[ValueMention]) -> None:
         j = value.start
         while j > 0 and text[j - 1] in " 的":
             j -= 1
+        j = _before_prepositions(text, j)  # "not in Engineering", "excluding the West": the negation before them
         for word in sorted(NEGATION_BEFORE, key=len, reverse=True):
             s = j - len(word)
             if s >= 0 and text[s:j] == word and t.free(s, j) and bounded(text, s, j):
@@ -106,6 +107,20 @@ def negate_values(t: QuestionText, values: list[ValueMention]) -> None:
                 t.take(k, k + len(word))
                 _negate_run(t, values, i, backwards=True)
                 break
+
+
+_PREPOSITIONS = re.compile(r"(?:\b(?:in|from|at|of|the|to|for|on|based in|working in|work in)\s+)+$")
+
+
+def _before_prepositions(text: str, end: int) -> int:
+    """Where a run of English prepositions ending at ``end`` starts (``end`` when there is none)."""
+    match = _PREPOSITIONS.search(text[:end] + " ")
+    if match is None or match.start() >= end:
+        return end
+    start = match.start()
+    while start > 0 and text[start - 1] == " ":
+        start -= 1
+    return start
 
 
 def _negate_run(t: QuestionText, values: list[ValueMention], index: int, *, backwards: bool = False) -> None:
@@ -144,6 +159,8 @@ def link_flags(t: QuestionText, table: TableInfo, store: TableStore) -> list[Val
             column_core(column.name).strip()
         terms = [core[2:]] if core.startswith("是否") and len(core) >= 4 else []
         terms += [core] if len(core) >= 2 and not core.startswith("是否") else []
+        if column.name.isascii() and " " in core:
+            terms += [core.replace(" ", "-")]  # "full-time employees" for a column "Full-time"
         hits = [(term, pos) for term in terms for pos in t.find_all(term)]
         if not hits:
             continue

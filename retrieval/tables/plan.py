@@ -25,6 +25,7 @@ import re
 from decimal import Decimal
 
 from indexing.table_store import ColumnInfo, TableInfo, TableStore
+from retrieval.tables.completeness import ASKS_ROW, listed_values, mostly_unplaced
 from retrieval.tables.identity import identity_words, person_columns
 from retrieval.tables.linked import ColumnMention, Linked
 from retrieval.tables.period import period_label_filter
@@ -140,6 +141,13 @@ def _value_filters(linked: Linked, mentioned: set[int]) -> list[Filter] | Refusa
     filters = []
     for (_, negated), items in grouped.items():
         column = items[0][0]
+        if len(items) > 1 and not listed_values(linked, [v for v in linked.values if v.candidates[0][0] is column]):
+            # "4th round winners": two values of one column side by side, no "and" / "or" between them; a row has
+            # one value, so neither reading ("either" nor "both") is what the words say
+            texts = [t for _, _, t in items]
+            return Refusal(f"「{'、'.join(texts)}」都是「{column.name}」的值，但问题没有说是其中之一还是别的意思。",
+                           f"'{', '.join(texts)}' are all values of '{column.name}'; the question does not say how "
+                           "they combine.", {"columns": [column.name]}, linked.table)
         values = list(dict.fromkeys(val for _, val, _ in items))
         op = ("not_in" if len(values) > 1 else "!=") if negated else ("in" if len(values) > 1 else "=")
         filters.append(Filter(column, op, values, "、".join(t for _, _, t in items)))
@@ -153,7 +161,8 @@ def plan_table(linked: Linked, store: TableStore, route_hint: str | None = None)
         words = linked.leftover + linked.unattached_negation
         return Refusal(f"不理解问题中的「{'、'.join(words)}」：它不是表「{table.name}」的列名或单元格值。",
                        f"'{', '.join(words)}' is neither a column nor a cell value of table '{table.name}'.",
-                       {"not_understood": words, "columns": column_names(table.columns)}, table)
+                       {"not_understood": words, "columns": column_names(table.columns)}, table,
+                       kind="no_link" if mostly_unplaced(linked) else "ambiguous")
     _who_is_a_lookup(linked)
     op = _op(linked, route_hint)
     if isinstance(op, Refusal):
@@ -213,8 +222,13 @@ def _plan_group(query: TableQuery, linked: Linked, used: set[int]) -> Refusal | 
         group = resolve_mention(linked.group_mention, linked)
         if isinstance(group, Refusal):
             return group
-        query.group = group
         used.add(id(linked.group_mention))
+        if _per_row(query, linked, group):
+            query.notes.append((f"「每{linked.group_mention.text}」：每行一个{group.name}，求的是所有行的一个平均值",
+                                f"'per {linked.group_mention.text}': one {group.name} per row, so one mean over "
+                                "the rows"))
+            return None
+        query.group = group
         if group.is_date:
             query.group_unit = linked.group_unit or "day"
     elif linked.group_unit:
@@ -232,6 +246,18 @@ def _plan_group(query: TableQuery, linked: Linked, used: set[int]) -> Refusal | 
                            table)
         query.group = people[0]
     return None
+
+
+_PER = ("per", "每个", "每一个", "每")
+
+
+def _per_row(query: TableQuery, linked: Linked, group: ColumnInfo) -> bool:
+    """"average salary per employee", "average revenue per region" where every row is its own employee or region:
+    the mean over the rows, one number (grouping by a column of unique values lists each row's own value)."""
+    mention = linked.group_mention
+    if query.op != "avg" or mention is None or group.distinct is None or group.distinct < linked.table.row_count:
+        return False
+    return linked.text[:mention.start].rstrip().endswith(_PER)
 
 
 #: A column counted in 万元 / 千元 ("预算（万元）"): "超过50万元" compares its cells with 50, not 500000.
@@ -336,7 +362,14 @@ def _lookup_or_finish(query: TableQuery, linked: Linked, remaining: list[ColumnI
             return looked
         looked.targets = [*remaining, *looked.targets]
         return looked
-    return finish_query(query, remaining, linked)
+    finished = finish_query(query, remaining, linked)
+    if isinstance(finished, TableQuery) and finished.op in ("max", "min") and finished.group is None \
+            and not finished.targets and ASKS_ROW.search(linked.text):
+        # "which episode had the most viewers?" asks for a row; the largest number of viewers is not its answer
+        return Refusal("问题问的是哪一行，而不是最大/最小值本身；请写明要返回哪一列。",
+                       "The question asks which row, not the extreme value itself; name the column to return.",
+                       {"columns": column_names(query.table.columns)}, query.table)
+    return finished
 
 
 #: Column names that hold a quantity of units ("卖出了多少台" sums one of them).

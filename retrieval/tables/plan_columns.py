@@ -89,6 +89,8 @@ def finish_query(query: TableQuery, remaining: list[ColumnInfo], linked: Linked)
                            {"columns": column_names([c for c in query.table.columns if c.kind == "text"])},
                            query.table)
         query.targets = targets
+        if op == "count_distinct" and _one_keyed_row(query):
+            return _one_row_refusal(query)
         return _per_period_or_total(query) or query
     return _finish_lookup(query, remaining)
 
@@ -140,27 +142,87 @@ def _extreme_of(linked: Linked, others: list[ColumnInfo]) -> bool:
     return any(re.search(_EXTREME_THEN + re.escape(w) + tail, linked.text) for w in words)
 
 
+#: Verbs the linker reads as "a count column counts something" ("won the Cup the most times"); in a plain count with
+#: no such column they name what is counted, which the table does not hold.
+_COUNTED_VERB = re.compile(r"\b(?:wins|won|times|earned|received)\b")
+
+
+def _one_keyed_row(query: TableQuery) -> bool:
+    """Whether a condition picks rows by a column of unique values (one golfer of a one-row-per-golfer table)."""
+    return any(f.op == "=" and f.column.distinct is not None and f.column.distinct >= query.table.row_count
+               for f in query.filters)
+
+
+def _one_row_refusal(query: TableQuery) -> Refusal:
+    """"how many championships Ernie Els won" over one row per golfer: the distinct count of one row is 1 by
+    construction; the number asked is in a cell (or a list in it), not a count of values."""
+    name = query.targets[0].name
+    return Refusal(f"条件只选出一行，「{name}」的不同值个数必为 1：要的是哪一列的数？",
+                   f"The condition picks one row, so the distinct count of '{name}' is 1 by construction: which "
+                   "column holds the number asked?", {"columns": column_names(query.table.columns)}, query.table)
+
+
+def _counted_object(column: ColumnInfo, linked: Linked) -> bool:
+    """"How many Stanley Cups do the teams have in total?": the numeric column is what "how many" / "number of"
+    counts (its name right after them), so it is summed; the row noun ("teams") only says whose they are."""
+    words = [m.text for m in linked.mentions if column in m.columns]
+    lead = r"(?:how many|how much|total number of|number of)\s+(?:the\s+)?"
+    return any(re.search(lead + re.escape(w) + r"\b", linked.text) for w in words)
+
+
 def _finish_count(query: TableQuery, numeric: list[ColumnInfo], others: list[ColumnInfo],
                   linked: Linked) -> TableQuery | Refusal:
     """A count of rows, unless the named column already counts things, or people or distinct values are asked."""
     measures = [c for c in numeric if c.is_measure]
-    if len(measures) == 1 and not others and not linked.row_noun and (
-            is_additive(measures[0]) or "how many" in linked.text.lower()):
+    if len(measures) == 1 and not others and (_counted_object(measures[0], linked) or (not linked.row_noun and (
+            is_additive(measures[0]) or "how many" in linked.text.lower()))):
         # "How many Stanley Cups in total?", "一共卖出多少数量": the named column already counts things
         query.op, query.measure = "sum", measures[0]
         query.notes.append((f"「{measures[0].name}」本身是数量：对它求和", f"'{measures[0].name}' counts: summed"))
         return query
-    if len(others) == 1 and not linked.row_noun and others[0].kind == "text" and (
+    if len(others) == 1 and not linked.row_noun and others[0].kind == "text" and not measures and (
             not linked.values or _repeats_elsewhere(others[0], linked)):
         query.op, query.targets = "count_distinct", others
-        return query
+        return _one_row_refusal(query) if _one_keyed_row(query) else query
+    if measures:
+        # "total number of hospital beds at X" with a column Total too, "aircraft in service" beside a column In
+        # service: a measure is named but not what is counted; rows counted would drop it (issue 35, item 2)
+        names = column_names(measures)
+        return Refusal(f"「{'、'.join(names)}」是数值列：要对它求和，还是统计行数？",
+                       f"Sum '{', '.join(names)}', or count the rows? The question names the measure but does not "
+                       "say which.", {"measure": names}, query.table)
+    if _COUNTED_VERB.search(linked.text):
+        # "how many wins were there in total?" over games: the wins are not a column; counting the games is wrong
+        words = sorted(set(_COUNTED_VERB.findall(linked.text)))
+        return Refusal(f"「{'、'.join(words)}」不是表的列：不知道要数什么。",
+                       f"'{', '.join(words)}' is not a column of the table: what is counted is not clear.",
+                       {"not_understood": words}, query.table)
     people = person_columns(query.table)
     if PEOPLE_COUNT.search(linked.text) and len(people) == 1 and not measures:
         # "质量部有几个人" on a monthly attendance sheet: people, not their monthly rows
         query.op, query.targets = "count_distinct", people
         query.notes.append((f"人数：「{people[0].name}」的不同值", f"people: distinct '{people[0].name}'"))
         return _per_period_or_total(query) or query
+    if PEOPLE_COUNT.search(linked.text) and not people:
+        return _headcount(query)
     return query
+
+
+#: A numeric column that counts people ("Headcount", "人数").
+_HEADCOUNT = re.compile(r"head\s?count|人数|员工数|职工数|staff|employees|people|members", re.IGNORECASE)
+
+
+def _headcount(query: TableQuery) -> TableQuery | Refusal:
+    """"How many staff are in the Rome office?" over one row per office: the rows are offices, not people; the
+    column that counts people is summed, else the question is refused (a row count would be wrong)."""
+    counts = [c for c in query.table.columns if c.is_measure and _HEADCOUNT.search(c.name)]
+    if len(counts) == 1:
+        query.op, query.measure = "sum", counts[0]
+        query.notes.append((f"人数：对「{counts[0].name}」求和", f"people: sum of '{counts[0].name}'"))
+        return query
+    return Refusal("问题问的是人数，但表中的行不是人，也没有唯一的人数列。",
+                   "The question counts people, but the rows are not people and no single column counts them.",
+                   {"measure": column_names(counts)}, query.table)
 
 
 def _finish_lookup(query: TableQuery, remaining: list[ColumnInfo]) -> TableQuery | Refusal:

@@ -59,6 +59,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
                               r"(?<![a-z])since\s((?:19|20)\d{2})(?!\d)")),
     ("year_before", re.compile(r"(?<!\d)((?:19|20)\d{2})\s{0,2}(?:年度|年)\s{0,2}(?:以前|之前)|"
                                r"(?<![a-z])before\s((?:19|20)\d{2})(?!\d)")),
+    # "hired after 2022": from the next year's first day ("2022年以后" may or may not include 2022: unread)
+    ("year_after", re.compile(r"(?<![a-z])(?:after|later than)\s((?:19|20)\d{2})(?!\d)")),
     ("year", re.compile(r"(?<!\d)((?:19|20)\d{2})\s{0,2}(?:年度|年)")),
     ("year", re.compile(r"(?<![a-z0-9])(?:in|for|during|of|year)\s((?:19|20)\d{2})(?!\d)")),
 ]
@@ -163,6 +165,8 @@ def _expr(kind: str, m: re.Match[str]) -> TimeExpr | None:
         return _month_expr(kind, g, base)
     if kind == "year":
         return TimeExpr(**base, year=int(g[0]))
+    if kind == "year_after":
+        return TimeExpr(**base, year=None, since=dt.date(int(g[0]) + 1, 1, 1))
     if kind in ("year_since", "year_before"):
         first = dt.date(int(g[0] or g[1]), 1, 1)
         return TimeExpr(**base, year=None, since=first) if kind == "year_since" else \

@@ -61,3 +61,9 @@ def test_other_questions_over_the_file_keep_their_answers(service: QuestionServi
     assert "Result: 3" not in listed.text
     in_toronto = service.ask("How many teams are listed in TOR?")
     assert "Result: 1 (exact: 1)" in in_toronto.text, in_toronto.text
+
+
+def test_how_many_stanley_cups_the_teams_have_in_total_is_their_sum(service: QuestionService) -> None:
+    """Issue 35: "how many <a numeric column> in total" sums it; "teams" only says whose cups they are."""
+    answer = service.ask("How many Stanley Cups do the teams have in total?")
+    assert "Result: 16 (exact: 16)" in answer.text, answer.text
