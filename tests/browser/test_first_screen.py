@@ -24,7 +24,8 @@ from server.app import create_app
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser" / "first-screen"
 WAIT_MS = 180_000  # a hang guard for a busy CI machine, not a speed requirement
-FILES = ["md/en_wiki.md", "md/zh_分布式训练技术原理.md", "csv/EDGE_utf16-bom_stanley-cups.csv", "docx/en_docx-tables.docx"]
+FILES = ["md/en_wiki.md", "md/zh_分布式训练技术原理.md", "csv/EDGE_utf16-bom_stanley-cups.csv",
+         "docx/en_docx-tables.docx"]
 CJK = r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]"
 
 pytestmark = pytest.mark.slow

@@ -29,7 +29,8 @@ NOT_RUN_ON_AN_EMPTY_FOLDER = {"serve", "keys create"}
 REPO = Path(__file__).resolve().parents[2]
 
 
-def leaves(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, argparse.ArgumentParser]]:
+def leaves(parser: argparse.ArgumentParser,
+           prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, argparse.ArgumentParser]]:
     """(``"keys create"``, its parser) for every subcommand, nested ones included."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
