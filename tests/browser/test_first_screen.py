@@ -5,17 +5,20 @@ how many documents of which kinds it holds, that answers are quoted passages (an
 three example questions drawn from the documents' headings and tables; each, clicked, gets a quoted or exact
 answer with sources, not an error. The header and the question box must fit: no control clipped, the
 knowledge-base selector's value readable, the placeholder inside the box. The language button needs no CJK
-glyph (its text is checked for CJK characters: whether a machine without a CJK font draws it is not testable
-here, where the test setup installs one). An empty knowledge base says how to add documents.
+glyph: a second Chromium sees only the DejaVu fonts (its own fontconfig file), where a Chinese character is
+drawn as the same box as a code point no font has; there the language button and, after it is clicked, every
+control's text must draw without that box. An empty knowledge base says how to add documents.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browser_helpers import ARGS, CHROMIUM
 from live_server import serve
 from server_helpers import make_settings
 
@@ -54,6 +57,21 @@ ROOM = """() => {
     return { select: measure(select, select.selectedOptions[0].textContent), arrow: 20,
              placeholder: measure(box, box.placeholder), rows: box.rows };
 }"""
+
+
+#: Characters of ``text`` that ``font`` draws as the box of a code point no font has (the page's fonts).
+TOFU = """([text, font]) => {
+    const draw = (s) => { const canvas = document.createElement('canvas'); canvas.width = 64; canvas.height = 64;
+        const context = canvas.getContext('2d'); context.font = font; context.fillText(s, 4, 48);
+        return canvas.toDataURL(); };
+    const box = draw('\\u{10FFFD}');
+    return [...text].filter((ch) => ch.trim() && draw(ch) === box);
+}"""
+CONTROLS = "header button, header label span, #kb, #ask button, #welcome .muted"
+LATIN_FONTS = """<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig><dir>/usr/share/fonts/truetype/dejavu</dir><cachedir>{cache}</cachedir></fontconfig>
+"""
 
 
 @pytest.fixture(scope="module")
@@ -150,3 +168,42 @@ def test_an_empty_knowledge_base_says_how_to_add_documents(browser, base_url: st
         shot(page, "390-en-empty")
     finally:
         context.close()
+
+
+def boxes(page, selector: str) -> dict[str, list[str]]:
+    """The controls under ``selector`` whose text has characters drawn as the no-glyph box, in their own font."""
+    found = {}
+    for handle in page.query_selector_all(selector):
+        if not handle.is_visible():
+            continue
+        text = handle.evaluate("(node) => node.tagName === 'SELECT' ? node.selectedOptions[0].textContent"
+                               " : node.textContent")
+        font = handle.evaluate("(node) => { const s = getComputedStyle(node); "
+                               "return `${s.fontWeight} ${s.fontSize} ${s.fontFamily}`; }")
+        missing = page.evaluate(TOFU, [text, font])
+        if missing:
+            found[text] = missing
+    return found
+
+
+def test_without_a_cjk_font_the_language_button_and_the_english_page_are_readable(browser, base_url: str,
+                                                                                  tmp_path: Path) -> None:
+    config = tmp_path / "fonts.conf"
+    config.write_text(LATIN_FONTS.format(cache=tmp_path / "cache"), encoding="utf-8")
+    env = {**os.environ, "FONTCONFIG_FILE": str(config)}
+    # a second Chromium from the same Playwright (one sync Playwright per thread), with its own fonts
+    latin = browser.browser_type.launch(executable_path=CHROMIUM, args=ARGS, headless=True, env=env)
+    try:
+        page = latin.new_context(locale="zh-CN", viewport={"width": 390, "height": 844}).new_page()
+        page.goto(base_url)
+        page.wait_for_selector("#welcome:not([hidden])", timeout=WAIT_MS)
+        assert page.evaluate(TOFU, ["中文", "16px sans-serif"]) == ["中", "文"]  # this browser has no CJK font
+        assert boxes(page, "#lang") == {}
+        shot(page, "390-zh-no-cjk-font")
+        page.click("#lang")
+        assert page.evaluate("document.documentElement.lang") == "en"
+        assert boxes(page, CONTROLS) == {}
+        assert_fits(page, "no CJK font, English")
+        shot(page, "390-en-no-cjk-font")
+    finally:
+        latin.close()
