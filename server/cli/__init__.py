@@ -29,6 +29,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from officeqa.errors import ConfigurationError, OfficeQAError
 from officeqa.settings import load_settings
@@ -50,13 +51,24 @@ COMMAND_MODULES: list[str] = [
     "server.cli.migrate_cmd",
 ]
 
+EXIT_USAGE = 2
 EXIT_PRODUCT_ERROR = 4
 EXIT_CONFIGURATION_ERROR = 5
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the product's error form: one ``officeqa: error:`` line naming the command and where its
+    usage is shown (argparse's own form is a usage block, then ``officeqa parse: error: ...``), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("officeqa").strip()
+        where = f"{command}: " if command else ""
+        self.exit(EXIT_USAGE, f"officeqa: error: {where}{message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every registered sub-command."""
-    parser = argparse.ArgumentParser(prog="officeqa", description="Local-first RAG over office documents.")
+    parser = _Parser(prog="officeqa", description="Local-first RAG over office documents.")
     parser.add_argument("--config", help="TOML settings file (else OFFICEQA_CONFIG, else defaults + env).")
     subparsers = parser.add_subparsers(dest="command", required=True)
     for module_name in COMMAND_MODULES:

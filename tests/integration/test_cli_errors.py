@@ -1,10 +1,10 @@
 """Every CLI subcommand, walked from the real parser, fails the same way: one ``officeqa: error:`` line.
 
-Three ways to get it wrong are tried on every subcommand the parser has (a new one is walked without
-editing this file): a path that does not exist, a data folder with no knowledge base, and a setting with
-an invalid value. Each must end with one line on stderr, the exit code docs/errors.md gives, no
-traceback, and nothing created in the data folder. A subcommand must declare what it checks
-(``must_exist`` paths, ``reads_kb``) or be listed here as taking neither.
+Four ways to get it wrong are tried on every subcommand the parser has (a new one is walked without
+editing this file): a path that does not exist, a data folder with no knowledge base, a setting with an
+invalid value, and an option the command does not have. Each must end with one line on stderr, the exit
+code docs/errors.md gives, no traceback, and nothing created in the data folder. A subcommand must declare
+what it checks (``must_exist`` paths, ``reads_kb``) or be listed here as taking neither.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import pytest
 
 from server.cli import build_parser, main
 
+EXIT_USAGE = 2
 EXIT_PRODUCT_ERROR = 4
 EXIT_CONFIGURATION_ERROR = 5
 #: Subcommands that name no path that must exist and need no knowledge base (they create what they use).
@@ -127,6 +128,23 @@ def test_an_empty_data_folder_creates_nothing(name: str, data_dir: Path, capsys:
     else:  # keys list / revoke: an answer or one error line, never a file
         assert "Traceback" not in err and (code == 0 or len(err.strip().splitlines()) == 1), err
     assert list(data_dir.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", sorted(SUBCOMMANDS))
+def test_a_usage_error_is_one_line_and_exit_2(name: str, data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main([*argv_for(name, None), "--no-such-option"])
+    line = one_error_line(int(str(stopped.value.code)), capsys.readouterr().err, EXIT_USAGE)
+    assert "unrecognized arguments: --no-such-option" in line and "--help" in line
+    assert list(data_dir.iterdir()) == []
+
+
+def test_a_missing_argument_names_the_command(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["parse"])
+    line = one_error_line(int(str(stopped.value.code)), capsys.readouterr().err, EXIT_USAGE)
+    assert line == ("officeqa: error: parse: the following arguments are required: file "
+                    "(see `officeqa parse --help`)")
 
 
 def test_a_folder_given_to_parse_is_not_called_corrupt(data_dir: Path, tmp_path: Path,
