@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser_helpers import ARGS, CHROMIUM
+from browser_helpers import ARGS, CHROMIUM, assert_fits
 from live_server import serve
 from server_helpers import make_settings
 
@@ -32,32 +32,6 @@ FILES = ["md/en_wiki.md", "md/zh_分布式训练技术原理.md", "csv/EDGE_utf1
 CJK = r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]"
 
 pytestmark = pytest.mark.slow
-
-#: Controls whose content is wider than their box, or whose box leaves the screen.
-CLIPPED = """() => {
-    const width = document.documentElement.clientWidth;
-    return [...document.querySelectorAll('header button, header select, #ask textarea, #ask button, #welcome button')]
-        .filter((node) => node.offsetParent !== null)
-        .filter((node) => node.scrollWidth > node.clientWidth + 1 || node.getBoundingClientRect().right > width + 1
-                          || node.getBoundingClientRect().left < -1)
-        .map((node) => `${node.tagName}#${node.id}.${node.className} ${node.scrollWidth}/${node.clientWidth}`);
-}"""
-
-#: Text widths measured in the control's own font: the selector's value and the question box's placeholder.
-ROOM = """() => {
-    const measure = (node, text) => {
-        const style = getComputedStyle(node);
-        const context = document.createElement('canvas').getContext('2d');
-        context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
-        const inner = node.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-        return { text: context.measureText(text).width, inner };
-    };
-    const select = document.getElementById('kb');
-    const box = document.getElementById('question');
-    return { select: measure(select, select.selectedOptions[0].textContent), arrow: 20,
-             placeholder: measure(box, box.placeholder), rows: box.rows };
-}"""
-
 
 #: Characters of ``text`` that ``font`` draws as the box of a code point no font has (the page's fonts).
 TOFU = """([text, font]) => {
@@ -93,15 +67,6 @@ def base_url(tmp_path_factory: pytest.TempPathFactory, corpus_dir: Path) -> Iter
 def shot(page, name: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-
-
-def assert_fits(page, step: str) -> None:
-    assert page.evaluate(CLIPPED) == [], step
-    room = page.evaluate(ROOM)
-    select = room["select"]
-    assert select["text"] + room["arrow"] <= select["inner"] + 1, (step, "selector value cut", select)
-    placeholder = room["placeholder"]
-    assert placeholder["text"] <= placeholder["inner"] * room["rows"], (step, "placeholder cut", placeholder)
 
 
 @pytest.mark.parametrize(("width", "lang"), [(390, "zh"), (390, "en"), (1280, "zh"), (1280, "en")])
