@@ -2,9 +2,10 @@
 # (`scripts/setup runtime`: a .venv with the product and its runtime dependencies).
 FROM python:3.11-slim-bookworm
 
-# antiword: legacy .doc files (indexing/parsing); everything else comes from PyPI wheels
+# antiword: legacy .doc files (indexing/parsing); fonts-wqy-microhei: a CJK font (scripts/apt-packages-runtime.txt),
+# for a browser or screenshot tool run in the container; everything else comes from PyPI wheels
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends antiword \
+    && apt-get install -y --no-install-recommends antiword fonts-wqy-microhei \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app

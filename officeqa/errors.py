@@ -6,6 +6,8 @@
     ├── IndexConsistencyError                     stores disagree / mixed embedding models
     │   └── StoreDamaged(file, reason, fix)         a store file cannot be read; says which command rebuilds it
     ├── DocumentNotFound                          remove/lookup of a path or id the registry lacks
+    ├── PathNotFound(path)                        a file or folder named on the command line does not exist
+    ├── NoKnowledgeBase(data_dir)                 a read-only command on a data folder that holds none
     ├── ApiKeyNotFound                            `officeqa keys revoke` of an id the keys file lacks
     ├── InvalidFilter (also ValueError)           a search filter outside the field/operator whitelist
     ├── ModelUnavailable                          the Ollama server or a model cannot be reached
@@ -160,3 +162,22 @@ class UploadRejected(OfficeQAError):
 
 class StoreUnavailable(OfficeQAError):
     """The PostgreSQL server (``storage.backend=postgres``) cannot be reached or refuses the knowledge base."""
+
+
+class PathNotFound(OfficeQAError):
+    """A file or folder given by the user does not exist: "not found", never a parse refusal such as corrupt."""
+
+    def __init__(self, path: str, message: str | None = None) -> None:
+        super().__init__(message or f"not found: {path}")
+        self.path = path
+
+
+class NoKnowledgeBase(OfficeQAError):
+    """A command that only reads was pointed at a data folder with no knowledge base; it creates none."""
+
+    def __init__(self, data_dir: str) -> None:
+        super().__init__(
+            f"no knowledge base in {data_dir}: run `officeqa index <folder>` to create one, "
+            "or set OFFICEQA_DATA_DIR to the folder that holds it"
+        )
+        self.data_dir = data_dir

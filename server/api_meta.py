@@ -1,4 +1,5 @@
-"""Health, the knowledge bases a key sees, L0 route explanations, and the web client's page."""
+"""Health, the knowledge bases a key sees, what one holds (the chat page's first screen), L0 route explanations,
+and the web client's page."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 from litestar import Request, Response, get, post
 
 from officeqa.errors import FailureKind, GenerationError, NotAuthenticated
-from server.access import access_of, authenticate, policy_of, require_key, resources_of
+from server.access import access_of, authenticate, kb_of, policy_of, require_key, resources_of
 from server.errors import RateLimited
 from server.public_paths import without_host
 from server.schemas import RouteRequest
@@ -83,6 +84,23 @@ def _store_status(service: Any) -> dict[str, Any]:
             "bm25_chunks": len(kb.bm25), "vector_chunks": kb.vectors.count(), "background_embedding": background}
 
 
+@get("/api/overview", guards=[require_key], tags=["meta"],
+     summary="What the knowledge base holds (documents by kind, example questions) and who answers")
+async def overview(request: Request) -> dict[str, Any]:
+    """The chat page's first screen: indexed documents by kind, three example questions drawn from their headings
+    and tables (each in English and Chinese), and ``answers``: ``model`` or ``extractive`` (quoted passages), with
+    the configured model's name so the page can say how to start it."""
+    from retrieval.overview import knowledge_base_overview
+
+    resources = resources_of(request)
+    kb = kb_of(request)
+    held = await resources.pool.call(kb, lambda service: knowledge_base_overview(service.kb))
+    model = await asyncio.to_thread(_model_status, resources)
+    return {"knowledge_base": kb, **held.to_json(), "answers": model["answers"],
+            "model": {"configured": model["configured"], "name": resources.settings.ollama.model,
+                      "problem": (model.get("error") or {}).get("kind")}}
+
+
 @get("/api/health", tags=["meta"], summary="Stores, embedder, Ollama and queue state")
 async def health(request: Request) -> dict[str, Any]:
     """Always answers (load balancers call it without a key); knowledge-base details only for a key that
@@ -114,4 +132,4 @@ async def health(request: Request) -> dict[str, Any]:
     }
 
 
-__all__ = ["CSP", "WEB_DIR", "explain_route", "favicon", "health", "index_page", "knowledge_bases"]
+__all__ = ["CSP", "WEB_DIR", "explain_route", "favicon", "health", "index_page", "knowledge_bases", "overview"]

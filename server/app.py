@@ -13,6 +13,7 @@ Endpoints (OpenAPI schema at ``/schema``, ``/schema/openapi.json``):
     POST   /api/route                     L0 route explanation
     GET    /api/health                    stores, embedder, Ollama, queue
     GET    /api/kbs                       knowledge bases this key may use
+    GET    /api/overview                  what a knowledge base holds, example questions, who answers
     POST   /v1/chat/completions           OpenAI-compatible chat (streaming and not)
     POST   /v1/completions                OpenAI-compatible completion: the prompt is the question
     GET    /v1/models                     one model per knowledge base
@@ -94,6 +95,7 @@ def create_app(
             api_meta.explain_route,
             api_meta.health,
             api_meta.knowledge_bases,
+            api_meta.overview,
             api_meta.index_page,
             api_meta.favicon,
             api_openai.chat_completions,

@@ -7,6 +7,7 @@ refuses Chromium's own connections) and the missing-browser message stay the sam
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,3 +20,39 @@ def require_chromium() -> None:
     """Fail (not skip) with the fix when Debian's Chromium is missing."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: scripts/setup test installs Debian's chromium (apt-packages-test.txt)")
+
+
+#: Controls whose content is wider than their box, or whose box leaves the screen.
+CLIPPED = """() => {
+    const width = document.documentElement.clientWidth;
+    return [...document.querySelectorAll('header button, header select, #ask textarea, #ask button, #welcome button')]
+        .filter((node) => node.offsetParent !== null)
+        .filter((node) => node.scrollWidth > node.clientWidth + 1 || node.getBoundingClientRect().right > width + 1
+                          || node.getBoundingClientRect().left < -1)
+        .map((node) => `${node.tagName}#${node.id}.${node.className} ${node.scrollWidth}/${node.clientWidth}`);
+}"""
+
+#: Text widths measured in the control's own font: the selector's value and the question box's placeholder.
+ROOM = """() => {
+    const measure = (node, text) => {
+        const style = getComputedStyle(node);
+        const context = document.createElement('canvas').getContext('2d');
+        context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+        const inner = node.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+        return { text: context.measureText(text).width, inner };
+    };
+    const select = document.getElementById('kb');
+    const box = document.getElementById('question');
+    return { select: measure(select, select.selectedOptions[0].textContent), arrow: 20,
+             placeholder: measure(box, box.placeholder), rows: box.rows };
+}"""
+
+
+def assert_fits(page: Any, step: str) -> None:
+    """No control clipped or off the screen, the selector's value and the placeholder inside their boxes."""
+    assert page.evaluate(CLIPPED) == [], step
+    room = page.evaluate(ROOM)
+    select = room["select"]
+    assert select["text"] + room["arrow"] <= select["inner"] + 1, (step, "selector value cut", select)
+    placeholder = room["placeholder"]
+    assert placeholder["text"] <= placeholder["inner"] * room["rows"], (step, "placeholder cut", placeholder)

@@ -4,12 +4,20 @@ Each module in ``COMMAND_MODULES`` exposes ``register(subparsers)``, which adds 
 sub-commands and sets ``handler(args, settings) -> int`` as the parser default.
 Handlers import heavy libraries lazily so that ``officeqa parse`` stays quick.
 
-Exit codes (every error is one ``officeqa: error: ...`` line on stderr, never a traceback):
+Before a handler runs, :mod:`server.cli.preflight` checks what its parser declared (``must_exist``: paths
+that must be there; ``reads_kb``: a command that only reads needs a knowledge base), so a missing path or
+an empty data folder fails before anything is opened or created.
+
+Exit codes (every error is one ``officeqa: error: ...`` line on stderr, never a traceback; docs/errors.md
+lists the lines):
 
     0    ok
-    2    usage error (argparse)
-    3    a document could not be read (``parse``/``chunk``: the refusal kind is in the message)
-    4    other product error (stores disagree, a model unreachable, a bad filter, ...)
+    1    ``eval``: a metric dropped beyond its tolerance
+    2    usage error (argparse, or options that cannot go together)
+    3    a document could not be read (``parse``/``chunk``/``ask --doc``: one ``officeqa: cannot read FILE:
+         KIND: why`` line, the refusal kind in it)
+    4    other product error: a path that does not exist (``not found: PATH``), no knowledge base in the
+         data folder, stores disagree, a model unreachable, a bad filter, a file the system refuses, ...
     5    configuration error: settings (unknown key, wrong type, out of bounds, missing or
          invalid --config file), a rule file or a prompt template that cannot be used
     130  interrupted (Ctrl-C); 141 the reader of stdout went away
@@ -21,9 +29,11 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from officeqa.errors import ConfigurationError, OfficeQAError
 from officeqa.settings import load_settings
+from server.cli.preflight import check_arguments
 
 COMMAND_MODULES: list[str] = [
     "server.cli.route_cmd",
@@ -41,13 +51,24 @@ COMMAND_MODULES: list[str] = [
     "server.cli.migrate_cmd",
 ]
 
+EXIT_USAGE = 2
 EXIT_PRODUCT_ERROR = 4
 EXIT_CONFIGURATION_ERROR = 5
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the product's error form: one ``officeqa: error:`` line naming the command and where its
+    usage is shown (argparse's own form is a usage block, then ``officeqa parse: error: ...``), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("officeqa").strip()
+        where = f"{command}: " if command else ""
+        self.exit(EXIT_USAGE, f"officeqa: error: {where}{message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every registered sub-command."""
-    parser = argparse.ArgumentParser(prog="officeqa", description="Local-first RAG over office documents.")
+    parser = _Parser(prog="officeqa", description="Local-first RAG over office documents.")
     parser.add_argument("--config", help="TOML settings file (else OFFICEQA_CONFIG, else defaults + env).")
     subparsers = parser.add_subparsers(dest="command", required=True)
     for module_name in COMMAND_MODULES:
@@ -61,6 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         settings = load_settings(args.config)
+        check_arguments(args, settings)
         return int(args.handler(args, settings) or 0)
     except ConfigurationError as exc:
         print(f"officeqa: error: {exc}", file=sys.stderr)
@@ -75,6 +97,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (`officeqa parse --json f | head`): stop quietly, like other CLI tools.
         sys.stderr.close()
         return 141
+    except OSError as exc:
+        # The system refused a file this command writes or reads (permissions, a full disk): one line naming it.
+        print(f"officeqa: error: {_os_error(exc)}", file=sys.stderr)
+        return EXIT_PRODUCT_ERROR
+
+
+def _os_error(exc: OSError) -> str:
+    """``PATH: reason`` of an OSError (the file it names, the system's words), without Python's ``[Errno N]``."""
+    reason = exc.strerror or str(exc)
+    return f"{exc.filename}: {reason}" if exc.filename else reason
 
 
 if __name__ == "__main__":  # pragma: no cover

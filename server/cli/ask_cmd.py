@@ -15,6 +15,7 @@ from typing import Any
 from officeqa.errors import ConfigurationError, RefusalKind, UnreadableDocument
 from officeqa.settings import Settings
 from server.cli.output import print_json_line, report_unreadable
+from server.cli.preflight import FILE
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,7 +29,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="One JSON object (with --stream: delta lines, then it).")
     p.add_argument("--mode", choices=["bm25", "dense", "hybrid"], default="hybrid", help="Retriever (default hybrid).")
     p.add_argument("--no-model", action="store_true", help="Never call the model: extractive answer.")
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, must_exist={"history": FILE}, reads_kb=_reads_only)
+
+
+def _reads_only(args: argparse.Namespace) -> bool:
+    """``ask`` only reads, unless ``--doc`` names a file, which it indexes first (creating the knowledge base)."""
+    return not any(Path(p).is_file() for p in args.doc)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:

@@ -16,6 +16,7 @@ import argparse
 from officeqa.errors import UnreadableDocument
 from officeqa.settings import Settings
 from server.cli.output import print_json_line, report_unreadable, where
+from server.cli.preflight import FILE
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--password", help="Password of an encrypted docx/xlsx/pdf.")
     p.add_argument("--json", action="store_true", help="JSON lines: one chunk per line.")
     p.add_argument("--stats", action="store_true", help="Print the chunking metrics as one JSON object.")
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, must_exist={"file": FILE})
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:

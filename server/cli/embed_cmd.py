@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--json", action="store_true", help="Job events as JSON lines, then the report object.")
     p.add_argument("--no-progress", action="store_true", help="No progress bar on stderr.")
-    p.set_defaults(handler=run_embed)
+    p.set_defaults(handler=run_embed, reads_kb=True)
 
 
 def awaiting_line(kb: Stores) -> str | None:

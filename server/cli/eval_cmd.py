@@ -16,6 +16,7 @@ from pathlib import Path
 
 from officeqa.settings import Settings
 from server.cli.output import print_json_line
+from server.cli.preflight import ANY, FILE
 
 EXIT_REGRESSION = 1
 
@@ -38,7 +39,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--data-dir", metavar="DIR",
                    help="Index into this folder and keep it (re-runs skip unchanged files) instead of a temporary one; "
                         "it must hold the eval knowledge base only.")
-    p.set_defaults(handler=run)
+    # --baseline may name a file --update-baseline is to create; --data-dir is created
+    p.set_defaults(handler=run, must_exist={"tasks": FILE, "kb": ANY})
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:

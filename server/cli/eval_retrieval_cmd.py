@@ -11,6 +11,7 @@ import sys
 
 from officeqa.settings import Settings
 from server.cli.output import print_json_line
+from server.cli.preflight import FILE
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("-k", type=int, default=10, help="Cut-off of nDCG and MRR (default 10).")
     p.add_argument("--json", action="store_true", help="One JSON object.")
     p.add_argument("--no-progress", action="store_true", help="No progress bars on stderr.")
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, must_exist={"corpus": FILE, "questions": FILE})
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:

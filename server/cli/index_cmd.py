@@ -26,6 +26,7 @@ from typing import Any
 from indexing.walking import display_path
 from officeqa.settings import Settings
 from server.cli.output import print_json_line
+from server.cli.preflight import ANY
 
 EXIT_PRODUCT_ERROR = 4
 
@@ -38,26 +39,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--embed-now", action="store_true",
                    help="Then run the background embedding model here until it covers every chunk (`officeqa embed`).")
     _add_run_options(p)
-    p.set_defaults(handler=run_index)
+    p.set_defaults(handler=run_index, must_exist={"paths": ANY})
 
     p = subparsers.add_parser("reindex", help="Index every registered file again (after a settings or model change).")
     p.add_argument("--stale", action="store_true", help="Only documents indexed with other chunking/embedding settings")
     _add_run_options(p)
-    p.set_defaults(handler=run_reindex)
+    p.set_defaults(handler=run_reindex, reads_kb=True)
 
     p = subparsers.add_parser("remove", help="Remove a document (path or doc id) from every store.")
     p.add_argument("target", help="The file path, or the document id (8+ leading characters are enough).")
-    p.set_defaults(handler=run_remove)
+    p.set_defaults(handler=run_remove, reads_kb=True)
 
     p = subparsers.add_parser("status", help="List documents, their states, stale documents and the job queue.")
     p.add_argument("--json", action="store_true", help="One JSON object.")
-    p.set_defaults(handler=run_status)
+    p.set_defaults(handler=run_status, reads_kb=True)
 
     p = subparsers.add_parser("check", help="Verify that the registry, Chroma and BM25 agree.")
     p.add_argument("--json", action="store_true", help="One JSON object.")
     p.add_argument("--repair", action="store_true", help="Bring the stores back in line from the registry.")
     p.add_argument("--no-progress", action="store_true", help="No progress bar while requeued files are indexed.")
-    p.set_defaults(handler=run_check)
+    p.set_defaults(handler=run_check, reads_kb=True)
 
     p = subparsers.add_parser("search", help="Search the knowledge base.")
     p.add_argument("query", help="The question or keywords.")
@@ -72,7 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "fields: doc_id, path, file_type, sheet, page, kind. Repeat to combine.",
     )
     p.add_argument("--json", action="store_true", help="JSON lines: one hit per line.")
-    p.set_defaults(handler=run_search)
+    p.set_defaults(handler=run_search, reads_kb=True)
 
 
 def _add_run_options(p: argparse.ArgumentParser) -> None:
@@ -113,7 +114,7 @@ def _print_report(report, as_json: bool) -> None:
     for entry in report.skipped_entries:
         print(f"skipped: {display_path(entry.path)}: {entry.reason}", file=sys.stderr)
     for missing in report.not_found:
-        print(f"not found: {display_path(missing)}", file=sys.stderr)
+        print(f"officeqa: error: not found: {display_path(missing)}", file=sys.stderr)
     for path in report.removed:
         print(f"removed (file gone): {display_path(path)}")
     print(report.summary())

@@ -23,6 +23,7 @@ from typing import Any
 from indexing.walking import display_path
 from officeqa.settings import Settings
 from server.cli.output import print_json_line
+from server.cli.preflight import ANY
 
 STATES = ("PENDING", "RUNNING", "DONE", "FAILED", "RETRY")
 
@@ -32,13 +33,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, default=None, help="Parse worker processes (default jobs.workers).")
     p.add_argument("--exit-when-idle", action="store_true", help="Stop once no job is queued or running.")
     p.add_argument("--json", action="store_true", help="One JSON line per finished job.")
-    p.set_defaults(handler=run_worker)
+    p.set_defaults(handler=run_worker, reads_kb=True)
 
     p = subparsers.add_parser("jobs", help="List ingestion jobs, newest first.")
     p.add_argument("--state", choices=STATES, action="append", help="Only jobs in this state (repeatable).")
     p.add_argument("--limit", type=int, default=100, help="At most this many jobs (default 100; 0 = all).")
     p.add_argument("--json", action="store_true", help="One JSON object per line.")
-    p.set_defaults(handler=run_jobs)
+    p.set_defaults(handler=run_jobs, reads_kb=True)
 
     p = subparsers.add_parser("watch", help="Watch folders and index new, changed and deleted files.")
     p.add_argument("folders", nargs="+", help="Folders to watch (recursively).")
@@ -46,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-workers", action="store_true", help="Only queue jobs (an `officeqa worker` runs them).")
     p.add_argument("--workers", type=int, default=None, help="Parse worker processes (default jobs.workers).")
     p.add_argument("--json", action="store_true", help="One JSON line per event.")
-    p.set_defaults(handler=run_watch)
+    p.set_defaults(handler=run_watch, must_exist={"folders": ANY})
 
 
 def _printer(as_json: bool) -> Callable[[dict[str, Any]], None]:

@@ -20,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("migrate", help="Copy the embedded knowledge base into PostgreSQL (no re-embedding).")
     p.add_argument("--to", required=True, choices=["postgres"], help="The target backend.")
     p.add_argument("--json", action="store_true", help="One JSON object.")
-    p.set_defaults(handler=run_migrate)
+    p.set_defaults(handler=run_migrate, reads_kb=True)
 
 
 def run_migrate(args: argparse.Namespace, settings: Settings) -> int:

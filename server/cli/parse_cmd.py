@@ -12,6 +12,7 @@ import argparse
 from officeqa.errors import UnreadableDocument
 from officeqa.settings import Settings
 from server.cli.output import print_json_line, report_unreadable, where
+from server.cli.preflight import FILE
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -19,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("file", help="The file to parse.")
     p.add_argument("--password", help="Password of an encrypted docx/xlsx/pdf.")
     p.add_argument("--json", action="store_true", help="JSON lines: one block per line.")
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, must_exist={"file": FILE})
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:

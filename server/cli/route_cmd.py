@@ -14,6 +14,7 @@ import sys
 
 from officeqa.settings import Settings
 from server.cli.output import print_json_line
+from server.cli.preflight import FILE
 
 EXIT_USAGE = 2
 TABLE_ROUTES = ("table_aggregate", "count", "list_values")
@@ -26,14 +27,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--explain", action="store_true", help="For every rule: matched or not, and why.")
     p.add_argument("--json", action="store_true", help="Print JSON (one object per line).")
     p.add_argument("--batch", help="A JSONL file of {\"instruction\", \"file_type\"?} objects to route.")
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, must_exist={"batch": FILE})
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from retrieval.l0 import get_router
 
     if bool(args.instruction) == bool(args.batch):
-        print("officeqa route: give either an INSTRUCTION or --batch FILE.jsonl", file=sys.stderr)
+        print("officeqa: error: route takes either an INSTRUCTION or --batch FILE.jsonl", file=sys.stderr)
         return EXIT_USAGE
     router = get_router(settings)
     if args.batch:
@@ -91,7 +92,7 @@ def _batch(args: argparse.Namespace, router) -> int:
     try:
         fh = open(args.batch, encoding="utf-8")  # noqa: SIM115 - closed below, lines streamed
     except OSError as exc:
-        print(f"officeqa route: cannot read {args.batch}: {exc}", file=sys.stderr)
+        print(f"officeqa: error: cannot read {args.batch}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
     with fh:
         for number, line in enumerate(fh, start=1):
@@ -101,7 +102,7 @@ def _batch(args: argparse.Namespace, router) -> int:
                 case = json.loads(line)
                 instruction = case["instruction"]
             except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                print(f"officeqa route: {args.batch}:{number}: expected {{\"instruction\": ...}}: {exc}",
+                print(f"officeqa: error: {args.batch}:{number}: expected {{\"instruction\": ...}}: {exc}",
                       file=sys.stderr)
                 return EXIT_USAGE
             decision = router.route(instruction, file_type=case.get("file_type"), explain=args.explain)

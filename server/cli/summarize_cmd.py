@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from officeqa.errors import OfficeQAError
 from officeqa.settings import Settings
+from server.cli.preflight import ANY
 
 if TYPE_CHECKING:
     from indexing.summary import BuildProgress, BuildReport
@@ -40,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--concurrency", type=int, default=None, metavar="N",
                    help="Model calls in flight at once (default summary.concurrency, 1).")
     p.add_argument("--no-model", action="store_true", help="Never call the model: extractive trees.")
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, must_exist={"paths": ANY})
 
 
 @dataclass(slots=True)

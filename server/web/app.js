@@ -3,7 +3,7 @@
 // text, file names, errors) is put into the page as text (textContent / markdown.js), never as HTML.
 
 import { highlighted, renderMarkdown } from "./markdown.js";
-import { TEXTS, pickLanguage } from "./i18n.js";
+import { KIND_NAMES, TEXTS, pickLanguage } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const store = window.localStorage;
@@ -17,9 +17,12 @@ const state = {
   scope: null,
   busy: null,
   docsTimer: null,
+  overview: null, // what the knowledge base holds, drawn before the first question (GET /api/overview)
 };
 
 const t = (key) => (TEXTS[state.lang] && TEXTS[state.lang][key]) || TEXTS.en[key] || key;
+const fill = (text, values) => text.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));
+const phone = window.matchMedia("(max-width: 640px)");
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -34,8 +37,11 @@ function applyLanguage() {
   document.title = t("title");
   for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
   for (const node of document.querySelectorAll("[data-i18n-placeholder]")) {
-    node.placeholder = t(node.dataset.i18nPlaceholder);
+    // a phone gets the short placeholder: the long one would be cut off in the question box
+    node.placeholder = t(`${node.dataset.i18nPlaceholder}${phone.matches ? "_short" : ""}`);
   }
+  for (const node of document.querySelectorAll("[data-i18n-title]")) node.title = t(node.dataset.i18nTitle);
+  drawWelcome();
 }
 
 // -- the API ----------------------------------------------------------------------------------------
@@ -104,6 +110,57 @@ function applyRole(canWrite) {
   state.canWrite = canWrite;
   $("dropzone").hidden = !canWrite;
   $("read-only").hidden = canWrite;
+}
+
+// -- the first screen: what the knowledge base holds, who answers, three questions to click ------------
+async function loadOverview() {
+  state.overview = null;
+  const response = await api("/api/overview");
+  if (response.ok) state.overview = await response.json();
+  drawWelcome();
+}
+
+function kindsText(kinds) {
+  const counts = new Map();
+  for (const [type, n] of Object.entries(kinds)) {
+    const name = KIND_NAMES[type] || type.toUpperCase();
+    counts.set(name, (counts.get(name) || 0) + n);
+  }
+  return [...counts.entries()].sort((a, b) => b[1] - a[1])
+    .map(([kind, n]) => fill(t("kind_item"), { kind: kind.startsWith("kind_") ? t(kind) : kind, n }))
+    .join(t("kind_sep"));
+}
+
+function modeText(overview) {
+  const model = overview.model || {};
+  if (overview.answers === "model") return fill(t("answers_model"), { model: model.name });
+  return fill(t(model.configured ? "answers_quoted" : "answers_no_model"), { model: model.name });
+}
+
+// Drawn while the conversation is empty, and again after a language switch (the texts are the page's own).
+function drawWelcome() {
+  const overview = state.overview;
+  $("welcome").hidden = !overview || state.messages.length > 0;
+  if (!overview) return;
+  const count = overview.documents
+    ? fill(t("kb_count"), { n: overview.documents, kinds: kindsText(overview.kinds) })
+      + (overview.failed ? fill(t("kb_failed"), { n: overview.failed }) : "")
+    : t("kb_empty");
+  $("welcome-count").textContent = count;
+  $("welcome-mode").textContent = modeText(overview);
+  $("welcome").dataset.answers = overview.answers;
+  const examples = overview.examples || [];
+  $("welcome-examples").hidden = examples.length === 0;
+  $("examples").replaceChildren(...examples.map((example) => {
+    const question = example[state.lang] || example.en;
+    const button = el("button", "example", question);
+    button.type = "button";
+    button.dataset.kind = example.kind;
+    button.addEventListener("click", () => { if (!state.busy) ask(question); });
+    const item = el("li");
+    item.appendChild(button);
+    return item;
+  }));
 }
 
 // -- chat -------------------------------------------------------------------------------------------
@@ -218,6 +275,7 @@ function parseEvents(buffer) {
 }
 
 async function ask(question) {
+  $("welcome").hidden = true;
   const user = addMessage("user");
   user.body.textContent = question;
   const message = addMessage("assistant");
@@ -500,6 +558,7 @@ function showView(name) {
     $(`tab-${view}`).classList.toggle("active", view === name);
   }
   if (name === "documents") loadDocuments();
+  if (name === "chat" && state.messages.length === 0) loadOverview(); // uploads may have changed what it holds
 }
 
 function setScope(doc) {
@@ -512,6 +571,7 @@ function newConversation() {
   state.history = [];
   state.messages = [];
   $("messages").replaceChildren();
+  drawWelcome();
 }
 
 function wire() {
@@ -530,6 +590,7 @@ function wire() {
     newConversation();
     setScope(null);
     loadKnowledgeBases();
+    loadOverview();
     if (!$("view-documents").hidden) loadDocuments();
   });
   $("ask").addEventListener("submit", (event) => {
@@ -551,6 +612,7 @@ function wire() {
   $("panel-close").addEventListener("click", () => { $("panel").hidden = true; });
   $("file-input").addEventListener("change", (event) => { uploadFiles([...event.target.files]); event.target.value = ""; });
   $("docs-refresh").addEventListener("click", loadDocuments);
+  phone.addEventListener("change", applyLanguage);
   const zone = $("dropzone");
   zone.addEventListener("dragover", (event) => { event.preventDefault(); zone.classList.add("over"); });
   zone.addEventListener("dragleave", () => zone.classList.remove("over"));
@@ -564,6 +626,7 @@ function wire() {
 async function init() {
   applyLanguage();
   await loadKnowledgeBases();
+  await loadOverview();
   document.body.dataset.ready = "true";
 }
 

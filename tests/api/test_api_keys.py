@@ -199,3 +199,16 @@ def test_local_mode_allows_everything_and_binds_to_localhost_only(tmp_path: Path
     assert "no API key" in (bind_host(settings, "0.0.0.0", has_keys=False)[1] or "")
     assert bind_host(settings, "0.0.0.0", has_keys=True) == ("0.0.0.0", None)
     assert bind_host(settings, "::1", has_keys=False) == ("::1", None)
+
+
+def test_the_overview_is_of_the_keys_own_knowledge_base(setup: tuple) -> None:
+    """GET /api/overview (the chat page's first screen): what one knowledge base holds, to a key that may read it."""
+    client, keys, _root = setup
+    response = client.get("/api/overview", headers=keys["a_read"], params={"kb": "a"})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert (body["knowledge_base"], body["documents"], body["kinds"], body["failed"]) == ("a", 1, {"txt": 1}, 0)
+    assert body["answers"] == "extractive" and body["model"]["configured"] is False  # served with no model
+    assert "乙" not in response.text
+    assert client.get("/api/overview", headers=keys["a_read"], params={"kb": "b"}).status_code == 404
+    assert client.get("/api/overview", params={"kb": "a"}).status_code == 401

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from browser_helpers import assert_fits
 from live_server import serve
 from server_helpers import make_settings
 
@@ -74,6 +75,7 @@ def test_upload_ask_cite_and_documents_fit_the_screen(browser, base_url: str, fa
         page.wait_for_selector("body[data-ready=true]", timeout=WAIT_MS)
         assert page.evaluate("document.documentElement.lang") == lang
         no_sideways_scroll(page, "start")
+        assert_fits(page, "start")  # the header and the question box: nothing cut, the selector's value readable
 
         source = tmp_path / CORPUS_FILE.name
         shutil.copy(corpus_dir / CORPUS_FILE, source)

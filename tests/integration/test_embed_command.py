@@ -105,6 +105,8 @@ def test_embed_with_the_background_model_off_is_one_error_line(
     docs: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OFFICEQA_EMBEDDING__BACKGROUND_BACKEND", "off")
+    assert main(["index", str(docs), "--no-progress"]) == 0  # a knowledge base, else embed says there is none
+    capsys.readouterr()
     assert main(["embed"]) == 5
     err = capsys.readouterr().err.strip()
     assert err == ("officeqa: error: the background embedding model is off (embedding.background_backend): "

@@ -156,7 +156,11 @@ def test_the_parse_check_is_strict() -> None:
 
 
 def test_every_usage_line_names_real_subcommands_and_flags() -> None:
-    lines = [(page, line) for page, line in usage_lines() if line.split()[1] not in ("...", "…")]  # "officeqa ..."
+    # "officeqa ..." is a placeholder; "officeqa eval: …" quotes an error line, not a command
+    lines = [
+        (page, line) for page, line in usage_lines()
+        if line.split()[1] not in ("...", "…") and not line.split()[1].endswith(":")
+    ]
     wrong = [f"{page}: `{line}`: {bad}" for page, line in lines if (bad := unknown_names(line.split()[1:]))]
     assert not wrong, "\n".join(wrong)
 
