@@ -4,7 +4,8 @@ The stored form is plain JSON under ``ParsedDocument.meta["report"]`` so it is w
 document on both backends (SQLite and PostgreSQL keep the parsed document; nothing else to migrate):
 
 ``{"version", "entity": {...}, "year", "kind", "currency" (ISO, when the text tells), "tables": [{"caption",
-"section", "page", "unit", "currency", "parent_company", "rows": [row text, ...]}], "facts": [{"t": table,
+"section", "page", "unit", "currency", "parent_company", "role" ("key" / "statement" / "note" / null, see
+``statements``), "rows": [row text, ...]}], "facts": [{"t": table,
 "r": row, "label", "parent", "column", "period": {...}, "value", "text", "unit", "page"}]}``
 """
 
@@ -17,6 +18,7 @@ from typing import Any
 from indexing.reports.currency import report_currency
 from indexing.reports.labels import clean_label
 from indexing.reports.profile import is_report, report_profile
+from indexing.reports.statements import closes_notes, opens_notes, table_role
 from indexing.reports.tables import RowFact, table_facts
 from indexing.reports.text_tables import data_rows, header_periods, split_rows
 from indexing.reports.units import scale_of, table_unit
@@ -75,10 +77,12 @@ def extract_report(document: ParsedDocument) -> dict[str, Any] | None:
     facts: list[dict[str, Any]] = []
     context: list[str] = []
     section = ""
+    in_notes = False  # after "Notes to the consolidated financial statements" / 财务报表附注
     for block in blocks:
         if block.type == BlockType.HEADING:
             section = unicodedata.normalize("NFKC", block.text or "").strip()
             context = [section]
+            in_notes = opens_notes(section) or (in_notes and not closes_notes(section))
             continue
         if block.type != BlockType.TABLE:
             text = unicodedata.normalize("NFKC", block.text or "").strip()
@@ -123,6 +127,7 @@ def extract_report(document: ParsedDocument) -> dict[str, Any] | None:
                 "unit": unit,
                 "currency": currency,
                 "parent_company": bool(_PARENT.search(f"{caption} {section}")),
+                "role": table_role(caption, section, in_notes),
                 "rows": rows,
             }
         )
@@ -145,10 +150,12 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
     current: dict[str, Any] | None = None
     group: str | None = None
     recent: list[str] = []  # the paragraphs since the heading: "(Expressed in thousands of United States dollars)"
+    in_notes = False
     for block in blocks:
         if block.type == BlockType.HEADING:
             section, columns, current, group = unicodedata.normalize("NFKC", block.text or "").strip(), None, None, None
             recent = []
+            in_notes = opens_notes(section) or (in_notes and not closes_notes(section))
             continue
         if block.type != BlockType.PARAGRAPH:
             continue
@@ -166,6 +173,7 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
                 "unit": unit,
                 "currency": currency,
                 "parent_company": False,
+                "role": table_role(section, section, in_notes),
                 "rows": [],
                 "text": True,
             }

@@ -24,6 +24,7 @@ from retrieval.reports import compute
 from retrieval.reports.entities import aliases
 from retrieval.reports.facts import Fact, Report
 from retrieval.reports.lookup import Match, best_matches
+from retrieval.reports.metrics import canonical_of
 from retrieval.reports.pick import Cited, ReportAnswer, cite, column_filter, for_year, rank, residual, target_year
 from retrieval.reports.prose import prose_count, prose_dividend
 from retrieval.reports.question import Ask, read_question
@@ -38,7 +39,7 @@ _FIGURE_QUESTION = re.compile(
 )
 _QUANTITY = re.compile(r"多少|几|金额|总额|总量|数量|规模|how\s*much|how\s*many", re.IGNORECASE)
 _PARTS = re.compile(r"[？?；;]")
-_PER_SHARE = re.compile(r"per\s+(?:common\s+)?share|每股", re.IGNORECASE)
+_PER_SHARE = re.compile(r"per\s+(?:common\s+|ordinary\s+)?share|每股|\beps\b", re.IGNORECASE)
 
 
 def _fold(text: str) -> str:
@@ -91,10 +92,23 @@ def _figure_line(report: Report, fact: Fact, ask: Ask, english: bool) -> str:
         other = with_unit(format_amount(value), unit, english)
         shown = f"{other} ({shown})" if english else f"{other}（即 {shown}）"
     year = fact.year(report.year)
-    period = f" ({fact.column})" if fact.column else ""
+    span = _per_share_span(fact, english)
+    period = f" ({fact.column}{span})" if fact.column else (f" ({span.strip(', ')})" if span else "")
     if english:
         return f"{fact.label}{' for ' + str(year) if year else ''}{period}: {shown}."
-    return f"{fact.label}{'（' + fact.column + '）' if fact.column else ''}为 {shown}。"
+    column = f"{fact.column}{span}" if fact.column else span.strip("，")
+    return f"{fact.label}{'（' + column + '）' if column else ''}为 {shown}。"
+
+
+def _per_share_span(fact: Fact, english: bool) -> str:
+    """What period a per-share figure covers, said beside it (", full year" / "，全年"; ", quarter" / "，单季"
+    for a part-year column asked for): EPS and dividends per share are printed per quarter and per year."""
+    if not _PER_SHARE.search(fact.label):
+        return ""
+    partial = fact.period is not None and (fact.period.partial or fact.period.quarter is not None)
+    if english:
+        return ", part of the year" if partial else ", full year"
+    return "，非全年" if partial else "，全年"
 
 
 def _share_beside(report: Report, fact: Fact) -> Fact | None:
@@ -121,6 +135,7 @@ def _notes(chosen: Fact, candidates: Sequence[Fact], english: bool) -> list[tupl
     for other in candidates:
         if (
             other is chosen
+            or other.key != chosen.key  # another spelling of the metric pooled in (_same_metric) is not "this row"
             or other.value in seen
             or other.table == chosen.table
             or other.from_text
@@ -173,7 +188,7 @@ def _figure(
         _plain(question_key_raw, report),
     ):
         return None, top, False
-    facts = column_filter(top.facts, part_key, ask)
+    facts = column_filter(_same_metric(top, matches), part_key, ask)
     year = target_year(ask, report)
     chosen = rank(for_year(facts, year, report, ask), question_key, ask)
     if not chosen:
@@ -185,6 +200,20 @@ def _figure(
     if other_currency is not None:
         return other_currency, top, True
     return _figure_answer(report, chosen, ask, english), top, False
+
+
+def _same_metric(top: Match, matches: Sequence[Match]) -> list[Fact]:
+    """The top row's facts and those of rows that spell the same metric in other words ("Total revenue" in a
+    note, "Total revenues" in the statement of operations): which table answers is then the table rank's
+    choice (primary statements before notes), not which spelling is the longer match."""
+    canonical = canonical_of(top.facts[0].label)
+    facts = list(top.facts)
+    if canonical is None:
+        return facts
+    for match in matches:
+        if match is not top and canonical_of(match.facts[0].label) == canonical:
+            facts.extend(match.facts)
+    return facts
 
 
 def _figure_answer(report: Report, chosen: list[Fact], ask: Ask, english: bool) -> ReportAnswer:
