@@ -35,7 +35,7 @@ _STATEMENT = re.compile(r"表$|statements?\s+of|balance\s+sheets?|财务指标|�
 _CONTENTS = re.compile(r"^\s*(?:目\s*录|table\s+of\s+contents|contents)\s*$", re.IGNORECASE)
 #: Per-share amounts are in currency units whatever scale the table's caption gives ("in thousands, except
 #: per share data"): "Basic earnings (loss) per share (dollars) (1.03)" is $1.03, not 1.03 thousand.
-_PER_SHARE = re.compile(r"per\s+(?:common\s+|ordinary\s+)?share|每股", re.IGNORECASE)
+_PER_SHARE = re.compile(r"per\s*(?:common\s*|ordinary\s*)?share|每股", re.IGNORECASE)
 _PARENT = re.compile(r"母公司(?!所有者|股东)|parent company|non-consolidated", re.IGNORECASE)
 
 
@@ -56,6 +56,14 @@ def _caption(context: list[str]) -> str:
         if len(text) <= _CAPTION_CHARS and not _NOISE.search(text):
             return text
     return ""
+
+
+def _unit_cells(block: Any) -> list[str]:
+    """The table's own header cells and the label of its first rows: a statement prints its unit there as
+    often as above it ("December 31, | (Dollars in thousands, except per share data) | 2022 | 2021")."""
+    cells = [c for row in (block.header_rows or []) for c in row if c]
+    cells += [row[0] for row in (block.rows or [])[:2] if row and row[0]]
+    return [c for c in cells if len(c) <= 80]
 
 
 def _row_page(page_rows: Any, row: int, first: int | None) -> int | None:
@@ -95,7 +103,7 @@ def extract_report(document: ParsedDocument) -> dict[str, Any] | None:
         caption = block.caption or _caption(context)
         if _CONTENTS.match(caption) or _CONTENTS.match(section):
             continue  # page numbers of a table of contents are not figures
-        unit, currency = table_unit([section, *context, block.caption or ""])
+        unit, currency = table_unit([section, *context, block.caption or "", *_unit_cells(block)])
         index = len(tables)
         rows: list[str] = []
         row_index: dict[str, int] = {}

@@ -62,8 +62,8 @@ def _numeric(cells: Sequence[str]) -> bool:
 def _header_like(cells: Sequence[str]) -> bool:
     """A body row that is a header: no numbers, and some cell names a period or a sub-column."""
     values = [c for c in cells[1:] if c.strip()]
-    if len(values) >= 2 and not cells[0].strip() and _years_only(values):  # "| 2024 | 2023": bare years
-        return True
+    if len(values) >= 2 and _years_only(values) and (not cells[0].strip() or _UNIT_LABEL.search(cells[0])):
+        return True  # "| 2024 | 2023": bare years, under no label or a unit ("(Dollars in thousands) | 2022 | 2021")
     if not values or _numeric(cells[1:]):
         return False
     if (
@@ -143,6 +143,7 @@ def _heads(rows: Sequence[Sequence[str]], level: int, column: int, dated: bool) 
     return False
 
 
+_UNIT_LABEL = re.compile(r"in\s*(?:thousands|millions|billions)|单位|千元|万元|百万|'000", re.IGNORECASE)
 _UNIT_ONLY = re.compile(r"[（(]\s*[^（）()]{1,6}\s*[）)]")
 _NUMBERED = re.compile(r"^\s*(?:[一二三四五六七八九十]+、|[（(][一二三四五六七八九十\d]+[）)]|\d+[.、．])")
 _PART_START = re.compile(r"^\s*(?:其中|包括|减|加)\s*[：:]")
@@ -264,6 +265,7 @@ def table_facts(header_rows: Sequence[Sequence[str]], rows: Sequence[Sequence[st
             parent = label
         unit = unit_of_label(raw)
         row_text = " | ".join([raw, *[c for c in item.cells if c]])
+        start = len(facts)
         for i, cell in enumerate(item.cells, 1):
             column = columns[i] if i < len(columns) else ""
             if any(word in column.lower() for word in _SKIP_COLUMNS):
@@ -287,4 +289,17 @@ def table_facts(header_rows: Sequence[Sequence[str]], rows: Sequence[Sequence[st
                     row=item.index - shift,
                 )
             )
+        _unread_duplicates(facts, start)
     return facts
+
+
+def _unread_duplicates(facts: list[RowFact], start: int) -> None:
+    """Two values of one row under the same column header (a span read over cells the PDF shifted: "2022" over
+    "$ | | 72,426 | 60,002"): which is that period's cannot be told, so neither keeps a period."""
+    seen: dict[str, int] = {}
+    for fact in facts[start:]:
+        if fact.period is not None and not fact.percent:
+            seen[fact.column] = seen.get(fact.column, 0) + 1
+    for fact in facts[start:]:
+        if fact.period is not None and not fact.percent and seen.get(fact.column, 0) > 1:
+            fact.period = None

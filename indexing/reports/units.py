@@ -28,7 +28,7 @@ SCALES: dict[str, Decimal] = {
     "units": Decimal(1),
 }
 _CN = re.compile(r"单位\s*[：:]\s*(人民币)?\s*(千元|万元|百万元|亿元|元)")
-_EN = re.compile(r"(?:in|of)\s+(thousands|millions|billions)(?:\s+of\s+([A-Za-z. ]+?dollars|[A-Z]{3}))?", re.IGNORECASE)
+_EN = re.compile(r"(?:in|of)\s*(thousands|millions|billions)(?:\s+of\s+([A-Za-z. ]+?dollars|[A-Z]{3}))?", re.IGNORECASE)
 _EN_SIGN = re.compile(
     r"(HK\$|NZ\$|S\$|C\$|US\$|A\$|\$|CAD|USD|EUR|GBP|RMB)\s*(thousands|millions|billions)", re.IGNORECASE
 )

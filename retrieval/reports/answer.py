@@ -39,7 +39,7 @@ _FIGURE_QUESTION = re.compile(
 )
 _QUANTITY = re.compile(r"多少|几|金额|总额|总量|数量|规模|how\s*much|how\s*many", re.IGNORECASE)
 _PARTS = re.compile(r"[？?；;]")
-_PER_SHARE = re.compile(r"per\s+(?:common\s+|ordinary\s+)?share|每股|\beps\b", re.IGNORECASE)
+_PER_SHARE = re.compile(r"per\s*(?:common\s*|ordinary\s*)?share|每股|\beps\b", re.IGNORECASE)
 
 
 def _fold(text: str) -> str:

@@ -109,6 +109,20 @@ def test_a_header_split_over_three_rows_with_restated_sub_columns() -> None:
     assert revenue["2019年"].year == 2019 and revenue["2017年 调整前"].restated == "before"
     labels = {f.label for f in facts}
     assert labels == {"营业收入", "归属于上市公司股东的扣除非经常性损益的净利润", "经营活动产生的现金流量净额"}
+    # a statement's unit and years printed in its first row, and a row whose values the PDF shifted under one span
+    shifted = table_facts(
+        [["December31,", "", "", "", "", ""]],
+        [
+            ["(Dollarsinthousands,exceptpersharedata)", "", "2022", "", "2021", ""],
+            ["Totalassets", "$", "2,259,879", "$", "1,873,057", ""],
+            ["Federalfundssold", "", "72,426", "60,002", "", ""],
+            ["Basicnetincome(loss)pershare", "$", "1.86", "$", "2.20", ""],
+        ],
+    )
+    years = {(f.label, f.value): f.period.year if f.period else None for f in shifted}
+    assert years[("Totalassets", "1873057")] == 2021 and years[("Totalassets", "2259879")] == 2022
+    assert years[("Federalfundssold", "72426")] is None and years[("Federalfundssold", "60002")] is None
+    assert table_unit(["(Dollarsinthousands,exceptpersharedata)"])[0] == "thousands"
     # a short label-only row is a group header, not the first line of the row below
     grouped = table_facts([["", "2019年"]], [["分行业", ""], ["医药", "1,608.47"]])
     assert [(f.label, f.parent) for f in grouped] == [("医药", "分行业")]
