@@ -23,7 +23,7 @@ from indexing.reports.labels import label_key
 from retrieval.reports import compute
 from retrieval.reports.entities import aliases
 from retrieval.reports.facts import Fact, Report
-from retrieval.reports.lookup import Match, best_matches
+from retrieval.reports.lookup import Match, best_matches, role_rank
 from retrieval.reports.metrics import canonical_of
 from retrieval.reports.pick import Cited, ReportAnswer, cite, column_filter, for_year, rank, residual, target_year
 from retrieval.reports.prose import prose_count, prose_dividend
@@ -202,14 +202,18 @@ def _figure(
     return _figure_answer(report, chosen, ask, english), top, False
 
 
+_NOTE_RANK = 3  # role_rank of a note or part table
+
+
 def _same_metric(top: Match, matches: Sequence[Match]) -> list[Fact]:
-    """The top row's facts and those of rows that spell the same metric in other words ("Total revenue" in a
-    note, "Total revenues" in the statement of operations): which table answers is then the table rank's
-    choice (primary statements before notes), not which spelling is the longer match."""
+    """The top row's facts, and when they are all in notes, those of rows that spell the same metric in other
+    words ("Total revenue" in an acquisition note, "Total revenues" in the statement of operations): which
+    table answers is then the table rank's choice (primary statements before notes), not which spelling is
+    the longer match. A row the question names as printed outside the notes (研发投入金额) keeps its own."""
     canonical = canonical_of(top.facts[0].label)
     facts = list(top.facts)
-    if canonical is None:
-        return facts
+    if canonical is None or min(role_rank(f) for f in facts) < _NOTE_RANK:
+        return facts  # the row as printed is in a statement or another table: it is what the question names
     for match in matches:
         if match is not top and canonical_of(match.facts[0].label) == canonical:
             facts.extend(match.facts)

@@ -123,7 +123,8 @@ def best_matches(question_key: str, facts: Sequence[Fact], raw_key: str = "") ->
         if not score:
             continue
         if raw_key:
-            named_group = [f for f in group if any(w in raw_key for w in group_words(f.parent))]
+            # a group word that is the row's own metric ("Non-current assets" over "Total assets") names no group
+            named_group = [f for f in group if any(w in raw_key and w not in f.key for w in group_words(f.parent))]
             group = named_group or group
         best_bonus, best_cover = 0, ""
         for fact in group:  # a segment row under a metric table: "连接器" in "(1)营业收入构成"

@@ -17,6 +17,7 @@ from indexing.reports.units import table_unit
 from officeqa.domain import Block, BlockType, ParsedDocument
 from officeqa.words import phrase_table
 from retrieval.reports.answer import answer_from_facts
+from retrieval.reports.lookup import best_matches
 from retrieval.reports.metrics import METRICS, canonical_of
 
 
@@ -324,3 +325,37 @@ def test_quarterly_per_share_figures_are_never_the_annual_answer() -> None:
     eps = answer_from_facts("What was Acme Widgets' basic earnings per share in 2024?", [report_of(_acme(), "a")], "en")
     assert eps is not None and eps.value == "2.10" and eps.unit is None  # a per-share amount is not in millions
     assert Decimal(eps.value) == Decimal("2.10")
+
+
+def test_a_group_the_question_names_beats_a_primary_statement_of_another_entity() -> None:
+    # KP Tissue's MD&A prints its partnership's figures under a "KPLP Financial Information" group; KP Tissue's own
+    # statement of financial position (an equity investment) is a primary statement, but not the one asked
+    cover = [
+        Block(BlockType.HEADING, text="KRUGER PRODUCTS L.P. 2024 ANNUAL REPORT", level=1, page=1),
+        para("Kruger Products L.P. (KPLP) is held in part by KP Tissue Inc.", 1),
+    ]
+    document = ParsedDocument(
+        path="/kb/kpt.pdf",
+        file_type="pdf",
+        blocks=[
+            *cover,
+            heading("SELECTED FINANCIAL INFORMATION", 43),
+            para("(in millions)", 43),
+            Block.table(
+                [["", "December 31, 2024", "December 31, 2023"]],
+                [["KPLP Financial Information", "", ""], ["Total assets", "2,256.8", "2,122.3"]],
+                page=43,
+            ),
+            heading("Statements of Financial Position", 54),
+            para("(in thousands)", 54),
+            Block.table(
+                [["", "December 31, 2024", "December 31, 2023"]],
+                [["Non-current assets", "", ""], ["Total assets", "81,708", "80,716"]],
+                page=54,
+            ),
+        ],
+    )
+    report = report_of(document, "kplp.pdf")
+    question = label_key("What were KPLP's total assets at December 31, 2024?")
+    top = best_matches(question, report.facts, question)[0]
+    assert {f.value for f in top.facts} == {Decimal("2256.8"), Decimal("2122.3")}
