@@ -20,7 +20,7 @@ from indexing.reports.labels import clean_label
 from indexing.reports.profile import is_report, report_profile
 from indexing.reports.statements import closes_notes, opens_notes, table_role
 from indexing.reports.tables import RowFact, table_facts
-from indexing.reports.text_tables import data_rows, header_periods, split_rows
+from indexing.reports.text_tables import data_rows, fit_columns, header_periods, split_rows
 from indexing.reports.units import scale_of, table_unit
 from officeqa.domain import BlockType, ParsedDocument
 
@@ -173,22 +173,23 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
         if found is not None and not data_rows(text):
             unit, currency = table_unit([section, *recent])
             columns, group = found, None
+            caption = _caption(recent[:-1]) if _STATEMENT.search(" ".join(recent[:-1])) else section
             current = {
-                "caption": section,
+                "caption": caption or section,
                 "section": section,
                 "page": block.page,
                 "page_end": None,
                 "unit": unit,
                 "currency": currency,
                 "parent_company": False,
-                "role": table_role(section, section, in_notes),
+                "role": table_role(caption or section, section, in_notes),
                 "rows": [],
                 "text": True,
             }
             continue
         if columns is None or current is None:
             continue
-        rows = [(label, cells) for label, cells in split_rows(text) if len(cells) == len(columns)]
+        rows = [(label, cells, fit) for label, cells in split_rows(text) if (fit := fit_columns(columns, len(cells)))]
         if not rows:
             if len(text) <= 60 and not re.search(r"\d", text):
                 group = text.rstrip(":")
@@ -196,11 +197,11 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
         if current not in tables:
             tables.append(current)
         index = tables.index(current)
-        for printed, cells in rows:
+        for printed, cells, fitted in rows:
             row_text = " | ".join([printed, *cells])
             current["rows"].append(row_text)
             label = clean_label(printed)[0] or printed  # "Revenue (1)", "... per share (dollars)": as in ruled tables
-            for (header, period), cell in zip(columns, cells, strict=True):
+            for (header, period), cell in zip(fitted, cells, strict=True):
                 parsed = parse_value(cell)
                 if parsed is None:
                     continue

@@ -34,6 +34,7 @@ __all__ = ["Cited", "ReportAnswer", "answer_from_facts", "asks_for_figure"]
 
 _FIGURE_QUESTION = re.compile(
     r"多少|几|是什么|为何|几何|如何|how\s+much|how\s+many|what\s+(?:was|were|is|are)|"
+    r"what\s+(?:[\w'’-]+\s+){1,6}(?:did|does|do|was|were|is|are)\b|"  # "what cash dividends per share did it pay"
     r"which\s+year|金额|总额|率|哪一年|哪年|合计|总和|之和",
     re.IGNORECASE,
 )

@@ -83,7 +83,16 @@ def _label_score(key: str, label: str, question_key: str, found_aliases: Sequenc
     return _token_score(label, question_key), key
 
 
-_LABEL_FILLERS = frozenset({"and", "the", "for", "from", "of", "to", "in"})
+_LABEL_FILLERS = frozenset({"and", "the", "for", "from", "of", "to", "in", "by", "at", "on", "an"})
+
+
+def _stem(word: str) -> str:
+    """A label word without its inflection ("provided" -> "provid", "activities" -> "activiti"), so the
+    question's "provide" / "activity" holds it."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
 
 
 def _token_score(label: str, question_key: str) -> int:
@@ -95,7 +104,7 @@ def _token_score(label: str, question_key: str) -> int:
         return 0
     folded = unicodedata.normalize("NFKC", label).lower()
     words = [w for w in re.findall(r"[a-z]{2,}", folded) if w not in _LABEL_FILLERS]
-    if len(words) < 2 or not all((w[:-1] if w.endswith("s") and len(w) > 3 else w) in question_key for w in words):
+    if len(words) < 2 or not all(_stem(w) in question_key for w in words):
         return 0
     return sum(len(w) for w in words) - 1
 

@@ -13,6 +13,7 @@ from indexing.reports.labels import label_key, to_simplified
 from indexing.reports.periods import parse_period
 from indexing.reports.statements import NOTE, STATEMENT, table_role
 from indexing.reports.tables import table_facts
+from indexing.reports.text_tables import fit_columns, header_periods
 from indexing.reports.units import table_unit
 from officeqa.domain import Block, BlockType, ParsedDocument
 from officeqa.words import phrase_table
@@ -359,3 +360,36 @@ def test_a_group_the_question_names_beats_a_primary_statement_of_another_entity(
     question = label_key("What were KPLP's total assets at December 31, 2024?")
     top = best_matches(question, report.facts, question)[0]
     assert {f.value for f in top.facts} == {Decimal("2256.8"), Decimal("2122.3")}
+
+
+def test_a_text_statement_whose_header_prints_its_years_twice() -> None:
+    # a 10-K's unruled statement: the dates in a sentence and the bare years again, three values a row
+    header = (
+        "(amounts in thousands, except shares and per share amounts) For the Fiscal Years Ended December 31, 2022, "
+        "2022 2021 2020 December 25, 2021 and December 26, 2020"
+    )
+    columns = header_periods(header)
+    assert columns is not None and len(columns) == 6
+    fitted = fit_columns(columns, 3)
+    assert fitted is not None and [p.year for _, p in fitted] == [2022, 2021, 2020]
+    assert not any(p.change for _, p in fitted)
+    document = _en_report(
+        [
+            heading("PART II", 20),
+            para("CONSOLIDATED STATEMENTS OF INCOME", 25),
+            para(header, 25),
+            para("Net sales $ 4,695,943 $ 4,224,417 $ 4,112,601 Cash dividends per share $ 1.30 $ 1.25 $ 1.24", 25),
+            para("CONSOLIDATED STATEMENTS OF CASH FLOWS", 28),
+            para("(amounts in thousands) December 31, 2022 December 25, 2021 December 26, 2020", 28),
+            para("Net cash provided by operating activities 218,024 227,709 277,990", 28),
+        ]
+    )
+    report = report_of(document, "weis.pdf")
+    assert {t.role for t in report.facts} == {STATEMENT}
+    sales = answer_from_facts("What were Acme Widgets' net sales for fiscal 2021?", [report], "en")
+    assert sales is not None and sales.value == "4224417" and sales.unit == "thousands"
+    question = "How much net cash did Acme Widgets' operating activities provide in 2022?"
+    cash = answer_from_facts(question, [report], "en")
+    assert cash is not None and cash.value == "218024"  # the label's words, inflected otherwise in the question
+    dividends = answer_from_facts("What cash dividends per share did Acme Widgets pay in 2022?", [report], "en")
+    assert dividends is not None and dividends.value == "1.30" and dividends.unit is None
