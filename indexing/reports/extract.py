@@ -62,7 +62,7 @@ def _unit_cells(block: Any) -> list[str]:
     """The table's own header cells and the label of its first rows: a statement prints its unit there as
     often as above it ("December 31, | (Dollars in thousands, except per share data) | 2022 | 2021")."""
     cells = [c for row in (block.header_rows or []) for c in row if c]
-    cells += [row[0] for row in (block.rows or [])[:2] if row and row[0]]
+    cells += [c for row in (block.rows or [])[:2] for c in row if c]
     return [c for c in cells if len(c) <= 80]
 
 

@@ -80,7 +80,7 @@ _YEARS = re.compile(r"(?<!\d)(?:19[89]\d|20[0-4]\d)(?!\d)")
 
 def _years_only(cells: Sequence[str]) -> bool:
     """A row whose cells print nothing but years ("2024", "2024 2023", "2024 | 2023"): a header, not data."""
-    filled = [c for c in cells if (c or "").strip()]
+    filled = [c for c in cells if (c or "").strip() and c.strip().lower() not in _SKIP_COLUMNS]  # "Note | 2022"
     return bool(filled) and all(_YEARS.search(c) and not _YEARS.sub("", c).strip(" |/") for c in filled)
 
 

@@ -375,7 +375,7 @@ def _absent(
         if covered:  # a row matched and words are left over: too weak a sign without word segmentation
             return None
         words = [w for w in re.findall(r"[a-z]{4,}", _plain(question_key_text, report)) if w not in _STOP_WORDS]
-        if len(words) >= 2 and not re.search(r"\W+(?:and\W+|of\W+|&\W+)?".join(map(re.escape, words[:3])), text):
+        if len(words) >= 2 and not _near(text, words[:3]):
             return _not_in_report(report, " ".join(words[:3]), [], english, years)
         return None
     core = residual(question_key, list(covered), english)
@@ -385,6 +385,18 @@ def _absent(
     if core[:3] not in text and not any(core[:3] in f.key for f in report.facts):
         return _not_in_report(report, core, [], english, years)
     return None
+
+
+def _near(text: str, words: Sequence[str], span: int = 160) -> bool:
+    """Whether the text prints every word within ``span`` characters of each other, in any order: "how much
+    cash did the group use in operating activities" is covered by "Net cash used in operating activities" of
+    the group's cash-flow statement, which a phrase search for "cash group operating" missed."""
+    rarest = min(words, key=text.count)
+    for match in re.finditer(re.escape(rarest), text):
+        window = text[max(0, match.start() - span) : match.end() + span]
+        if all(w in window for w in words):
+            return True
+    return False
 
 
 def asks_for_figure(question: str) -> bool:

@@ -44,6 +44,7 @@ _STATEMENTS = (
 )
 _COLUMN_NOISE = re.compile(
     r"(19[89]\d|20[0-4]\d)|年度|年末|年|金额|本期|上期|期末|期初|fiscal|q[1-4]|fy|"
+    r"[£$€¥]|['’]?000s?|rmb|hk\$|us\$|人民币|千元|万元|百万元|元|thousands|millions|pence|cents|"
     r"调整前|调整后|重述前|重述后|as\s+restated|restated|as\s+(?:previously|originally)\s+reported|as\s+reported|"
     r"(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter|quarter|第[一二三四]季度|季度|上半年|下半年|半年度|中期|"
     r"(?:three|six|nine)\s+months(?:\s+ended)?|\d{1,2}\s+weeks(?:\s+ended)?|"

@@ -4,6 +4,7 @@ a matched row leaves unexplained (shared by figure and computed answers)."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -286,9 +287,17 @@ def for_year(facts: Sequence[Fact], year: int | None, report: Report, ask: Ask) 
     single-period table, such as the subsidiaries' figures): beside read columns its period is a guess from
     its position, and a change column between two years shifts positions. An annual question never takes a
     part-year column (a quarter, a half, nine months); a restated column is preferred to the one as first
-    reported."""
+    reported. In a table with no period columns, a row's values under headers that name nothing ("", "£'000")
+    are used only when the row has one: with several, which is the year's cannot be told (a note number
+    printed in a column of its own reads like a figure)."""
     periodic = _tables_with_periods(report)
-    usable = [f for f in facts if f.period is not None or f.table not in periodic]
+    unnamed = Counter((f.table, f.row) for f in facts if f.period is None and len(column_term(f.column)) < 2)
+    usable = [
+        f
+        for f in facts
+        if f.period is not None
+        or (f.table not in periodic and (len(column_term(f.column)) >= 2 or unnamed[(f.table, f.row)] == 1))
+    ]
     matching = [
         f
         for f in usable

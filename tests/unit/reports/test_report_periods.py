@@ -393,3 +393,34 @@ def test_a_text_statement_whose_header_prints_its_years_twice() -> None:
     assert cash is not None and cash.value == "218024"  # the label's words, inflected otherwise in the question
     dividends = answer_from_facts("What cash dividends per share did Acme Widgets pay in 2022?", [report], "en")
     assert dividends is not None and dividends.value == "1.30" and dividends.unit is None
+
+
+def test_a_note_column_beside_the_years_is_a_header_not_data() -> None:
+    # a UK statement: "Note | 2022 | 2021" over "£'000 | £'000"; the note number "9" is never the figure
+    blocks = [
+        heading("Consolidated Statement of Comprehensive Income", 22),
+        Block.table(
+            [["", "Note", "2022", "2021"]],
+            [
+                ["", "", "£’000", "£’000"],
+                ["Loss after taxation", "", "(206)", "(333)"],
+                ["Basic and diluted loss per share", "9", "(0.04)", "(0.07)"],
+            ],
+            page=22,
+        ),
+    ]
+    report = report_of(_en_report(blocks), "armadale.pdf")
+    loss = answer_from_facts("What was Acme Widgets' loss after taxation for 2021?", [report], "en")
+    assert loss is not None and loss.value == "-333" and loss.unit == "thousands"
+    eps = answer_from_facts("What was Acme Widgets' basic and diluted loss per share in 2022?", [report], "en")
+    assert eps is not None and eps.value == "-0.04" and eps.unit is None
+
+
+def test_several_values_of_a_row_under_no_period_are_not_answered() -> None:
+    blocks = [
+        heading("Summary", 22),
+        Block.table([["", "", "", ""]], [["Basic loss per share", "9", "(0.04)", "(0.07)"]], page=22),
+    ]
+    report = report_of(_en_report(blocks), "x.pdf")
+    answer = answer_from_facts("What was Acme Widgets' basic loss per share in 2024?", [report], "en")
+    assert answer is None or answer.value is None
