@@ -58,6 +58,19 @@ def _caption(context: list[str]) -> str:
     return ""
 
 
+def _sub_heading(text: str, current: dict[str, Any] | None) -> bool:
+    """A heading inside an unruled statement that heads a group of its rows, not a new section."""
+    return (
+        current is not None
+        and current.get("role") == "statement"
+        and len(text) <= 60
+        and not re.search(r"\d", text)
+        and not _STATEMENT.search(text)
+        and not opens_notes(text)
+        and not closes_notes(text)
+    )
+
+
 def _unit_cells(block: Any) -> list[str]:
     """The table's own header cells and the label of its first rows: a statement prints its unit there as
     often as above it ("December 31, | (Dollars in thousands, except per share data) | 2022 | 2021")."""
@@ -160,14 +173,17 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
     recent: list[str] = []  # the paragraphs since the heading: "(Expressed in thousands of United States dollars)"
     in_notes = False
     for block in blocks:
-        if block.type == BlockType.HEADING:
-            section, columns, current, group = unicodedata.normalize("NFKC", block.text or "").strip(), None, None, None
+        text = unicodedata.normalize("NFKC", block.text or "").strip()
+        if block.type == BlockType.HEADING and _sub_heading(text, current):
+            group = text.rstrip(":")  # "ASSETS", "LIABILITIES AND STOCKHOLDERS' EQUITY": the statement goes on
+            continue
+        if block.type == BlockType.HEADING and header_periods(text) is None:
+            section, columns, current, group = text, None, None, None
             recent = []
             in_notes = opens_notes(section) or (in_notes and not closes_notes(section))
             continue
-        if block.type != BlockType.PARAGRAPH:
+        if block.type not in (BlockType.PARAGRAPH, BlockType.HEADING):  # a heading "Years Ended December 31, 2022 2021"
             continue
-        text = unicodedata.normalize("NFKC", block.text or "").strip()
         recent = [*recent[-(_CONTEXT_BLOCKS - 1) :], text]
         found = header_periods(text)
         if found is not None and not data_rows(text):
@@ -190,6 +206,8 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
         if columns is None or current is None:
             continue
         rows = [(label, cells, fit) for label, cells in split_rows(text) if (fit := fit_columns(columns, len(cells)))]
+        if not rows and current["unit"] is None:  # "(in thousands)" printed under the header line
+            current["unit"], current["currency"] = table_unit([text])
         if not rows:
             if len(text) <= 60 and not re.search(r"\d", text):
                 group = text.rstrip(":")

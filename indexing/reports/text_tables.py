@@ -93,6 +93,7 @@ def split_rows(text: str) -> list[tuple[str, list[str]]]:
     are read the same as plain ones."""
     folded = unicodedata.normalize("NFKC", text)
     folded = _CLOSE_PAREN.sub(")", _OPEN_PAREN.sub("(", _LEADER.sub(" ", folded))).replace("$ ", "$")
+    folded = folded.replace("$(", "($")  # "$ (9,926)": the sign before the dollar, as "($9,926)" reads
     rows = []
     for match in _ROW.finditer(folded):
         label = match.group(1).strip(" :.")

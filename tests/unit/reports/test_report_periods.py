@@ -424,3 +424,25 @@ def test_several_values_of_a_row_under_no_period_are_not_answered() -> None:
     report = report_of(_en_report(blocks), "x.pdf")
     answer = answer_from_facts("What was Acme Widgets' basic loss per share in 2024?", [report], "en")
     assert answer is None or answer.value is None
+
+
+def test_an_unruled_statement_goes_on_across_its_sub_headings() -> None:
+    # a 10-K printed as text: the years in a heading, the unit on the next line, ASSETS / LIABILITIES as headings
+    leader = " " + "." * 40 + " "
+    blocks = [
+        heading("BALANCE SHEETS", 52),
+        para("As of December 31, 2022 2021 (in thousands, except share and per share amounts)", 52),
+        heading("ASSETS", 52),
+        para(f"Cash and cash equivalents{leader}$ 42,445 $ 53,359 Total assets{leader}$ 43,085 $ 54,924", 52),
+        heading("LIABILITIES AND STOCKHOLDERS' EQUITY", 52),
+        para(f"Total liabilities{leader}1,412 3,881", 52),
+        heading("STATEMENTS OF OPERATIONS", 53),
+        heading("Years Ended December 31, 2022 2021", 53),
+        para("(in thousands, except share and per share amounts)", 53),
+        para(f"Other loss{leader}(5) — Net loss{leader}$ (9,926) $ (19,322)", 53),
+    ]
+    report = report_of(_en_report(blocks), "arca.pdf")
+    liabilities = answer_from_facts("What were Acme Widgets' total liabilities at December 31, 2021?", [report], "en")
+    assert liabilities is not None and liabilities.value == "3881" and liabilities.unit == "thousands"
+    loss = answer_from_facts("What was Acme Widgets' net loss in 2022?", [report], "en")
+    assert loss is not None and loss.value == "-9926" and loss.unit == "thousands"
