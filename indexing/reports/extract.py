@@ -58,6 +58,15 @@ def _caption(context: list[str]) -> str:
     return ""
 
 
+#: One date or year alone on a line: the first half of a header printed over two lines.
+_ONE_DATE = re.compile(
+    r"(?:as\s+(?:of|at)\s+)?(?:(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december)\s+\d{1,2},?\s+|\d{1,2}\s+(?:january|february|march|april|may|june|july|august|september|october|"
+    r"november|december)\s+)?(?:19[89]\d|20[0-4]\d)",
+    re.IGNORECASE,
+)
+
+
 def _sub_heading(text: str, current: dict[str, Any] | None) -> bool:
     """A heading inside an unruled statement that heads a group of its rows, not a new section."""
     return (
@@ -172,8 +181,14 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
     group: str | None = None
     recent: list[str] = []  # the paragraphs since the heading: "(Expressed in thousands of United States dollars)"
     in_notes = False
+    half = ""  # a header printed over two lines: "December 31, 2022" / "December 31, 2021 ASSETS"
     for block in blocks:
         text = unicodedata.normalize("NFKC", block.text or "").strip()
+        if half and block.type in (BlockType.PARAGRAPH, BlockType.HEADING) and header_periods(text) is None:
+            text = f"{half} {text}" if header_periods(f"{half} {text}") is not None else text
+        half = text if _ONE_DATE.fullmatch(text) else ""
+        if half:
+            continue
         if block.type == BlockType.HEADING and _sub_heading(text, current):
             group = text.rstrip(":")  # "ASSETS", "LIABILITIES AND STOCKHOLDERS' EQUITY": the statement goes on
             continue
@@ -189,7 +204,8 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
         if found is not None and not data_rows(text):
             unit, currency = table_unit([section, *recent])
             columns, group = found, None
-            caption = _caption(recent[:-1]) if _STATEMENT.search(" ".join(recent[:-1])) else section
+            titles = [line[:80] for line in (section, *recent[:-1]) if _STATEMENT.search(line[:120])]
+            caption = titles[-1] if titles else section
             current = {
                 "caption": caption or section,
                 "section": section,

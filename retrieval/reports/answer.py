@@ -53,6 +53,7 @@ def _plain(question: str, report: Report) -> str:
     for alias in aliases(report):
         text = text.replace(alias, " ")
     text = re.sub(r"(19[89]\d|20[0-4]\d)\s*(年|財年)?", " ", text)
+    text = re.sub(r"(?<![a-z])fy\s*'?\d{2}(?!\d)", " ", text)  # "FY22": a year, not a metric word
     return re.sub(r"\([^)]{1,8}\)", " ", text)
 
 
@@ -189,6 +190,8 @@ def _figure(
         _plain(question_key_raw, report),
     ):
         return None, top, False
+    if _PER_SHARE.search(question_key_raw or part_key) and not _PER_SHARE.search(top.facts[0].label):
+        return None, top, False  # "net loss per share" asked, the "Net loss" row matched: not the figure asked
     facts = column_filter(_same_metric(top, matches), part_key, ask)
     year = target_year(ask, report)
     chosen = rank(for_year(facts, year, report, ask), question_key, ask)

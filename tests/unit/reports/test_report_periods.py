@@ -446,3 +446,32 @@ def test_an_unruled_statement_goes_on_across_its_sub_headings() -> None:
     assert liabilities is not None and liabilities.value == "3881" and liabilities.unit == "thousands"
     loss = answer_from_facts("What was Acme Widgets' net loss in 2022?", [report], "en")
     assert loss is not None and loss.value == "-9926" and loss.unit == "thousands"
+
+
+def test_a_text_header_printed_over_two_lines_and_a_per_share_ask() -> None:
+    blocks = [
+        heading("CONSOLIDATED BALANCE SHEETS (In thousands, except share and per share amounts)", 4),
+        heading("December 31, 2022", 4),
+        para("December 31, 2021 ASSETS CURRENT ASSETS", 4),
+        para("Cash and cash equivalents $ 52,153 $ 74,810 TOTAL ASSETS $ 81,795 $ 99,945", 4),
+        para("CONSOLIDATED STATEMENTS OF OPERATIONS FOR THE YEARS ENDED DECEMBER 31, 2022 AND 2021 (In thousands)", 5),
+        para("2022 2021", 5),
+        para("NET LOSS $ (27,299) $ (30,340)", 5),
+    ]
+    report = report_of(_en_report(blocks), "inmune.pdf")
+    assets = answer_from_facts("What were Acme Widgets' total assets at December 31, 2021?", [report], "en")
+    assert assets is not None and assets.value == "99945" and assets.unit == "thousands"
+    # a per-share question never takes the row of the amount ("Net loss" for "net loss per share")
+    question = "What was Acme Widgets' basic and diluted net loss per share in 2022?"
+    per_share = answer_from_facts(question, [report], "en")
+    assert per_share is None or per_share.value is None
+
+
+def test_a_fiscal_year_asked_as_fy21_is_that_year() -> None:
+    blocks = [
+        heading("Consolidated statement of profit or loss", 4),
+        Block.table([["", "2022", "2021"]], [["Total revenue and other income", "67,435,877", "50,709,118"]], page=4),
+    ]
+    report = report_of(_en_report(blocks), "kpg.pdf")
+    answer = answer_from_facts("What were Acme Widgets' total revenue and other income in FY21?", [report], "en")
+    assert answer is not None and answer.value == "50709118"
