@@ -67,6 +67,14 @@ _ONE_DATE = re.compile(
 )
 
 
+def _without_note(cells: list[str], columns: list[Any], noted: bool) -> list[str]:
+    """A row's value cells without the note number a "Note" column prints before them ("Revenue 5 64,862,110
+    48,906,446" under "Note 2022 2021")."""
+    if noted and len(cells) == len(columns) + 1 and re.fullmatch(r"\d{1,2}", cells[0]):
+        return cells[1:]
+    return cells
+
+
 def _sub_heading(text: str, current: dict[str, Any] | None) -> bool:
     """A heading inside an unruled statement that heads a group of its rows, not a new section."""
     return (
@@ -181,6 +189,7 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
     group: str | None = None
     recent: list[str] = []  # the paragraphs since the heading: "(Expressed in thousands of United States dollars)"
     in_notes = False
+    noted = False
     half = ""  # a header printed over two lines: "December 31, 2022" / "December 31, 2021 ASSETS"
     for block in blocks:
         text = unicodedata.normalize("NFKC", block.text or "").strip()
@@ -204,6 +213,7 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
         if found is not None and not data_rows(text):
             unit, currency = table_unit([section, *recent])
             columns, group = found, None
+            noted = bool(re.search(r"\bnotes?\b|附注", text, re.IGNORECASE))  # "Consolidated Note 2022 2021"
             titles = [line[:80] for line in (section, *recent[:-1]) if _STATEMENT.search(line[:120])]
             caption = titles[-1] if titles else section
             current = {
@@ -221,7 +231,11 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
             continue
         if columns is None or current is None:
             continue
-        rows = [(label, cells, fit) for label, cells in split_rows(text) if (fit := fit_columns(columns, len(cells)))]
+        rows = [
+            (label, cells, fit)
+            for label, found_cells in split_rows(text)
+            if (fit := fit_columns(columns, len(cells := _without_note(found_cells, columns, noted))))
+        ]
         if not rows and current["unit"] is None:  # "(in thousands)" printed under the header line
             current["unit"], current["currency"] = table_unit([text])
         if not rows:

@@ -475,3 +475,16 @@ def test_a_fiscal_year_asked_as_fy21_is_that_year() -> None:
     report = report_of(_en_report(blocks), "kpg.pdf")
     answer = answer_from_facts("What were Acme Widgets' total revenue and other income in FY21?", [report], "en")
     assert answer is not None and answer.value == "50709118"
+
+
+def test_a_note_number_before_a_text_rows_figures_is_not_a_value() -> None:
+    blocks = [
+        heading("Consolidated statement of profit or loss and other comprehensive income", 4),
+        heading("Consolidated Note 2022 2021 $ $", 4),
+        heading("Revenue from continuing operations", 4),
+        para("Professional services revenue 5 64,862,110 48,906,446 Other income 7 489,246 977,304", 4),
+        para("Net cash from operating activities 17,581,757 14,009,112", 4),
+    ]
+    report = report_of(_en_report(blocks), "kpg.pdf")
+    answer = answer_from_facts("What was Acme Widgets' other income in FY21?", [report], "en")
+    assert answer is not None and answer.value == "977304"
