@@ -28,6 +28,7 @@ from retrieval.reports.metrics import canonical_of
 from retrieval.reports.pick import Cited, ReportAnswer, cite, column_filter, for_year, rank, residual, target_year
 from retrieval.reports.prose import prose_count, prose_dividend
 from retrieval.reports.question import Ask, read_question
+from retrieval.reports.refusals import currency_refusal, near
 from retrieval.reports.render import convert, format_amount, with_unit
 
 __all__ = ["Cited", "ReportAnswer", "answer_from_facts", "asks_for_figure"]
@@ -200,7 +201,7 @@ def _figure(
         if year is not None and years and year not in years:
             return _not_in_report(report, top.facts[0].label, [year], english, years), top, True
         return None, top, False
-    other_currency = _currency_refusal(report, chosen[0], ask, english)
+    other_currency = currency_refusal(report, chosen[0], ask, english)
     if other_currency is not None:
         return other_currency, top, True
     return _figure_answer(report, chosen, ask, english), top, False
@@ -238,42 +239,6 @@ def _figure_answer(report: Report, chosen: list[Fact], ask: Ask, english: bool) 
         lines.append(text)
         citations.append(cite(report, other))
     return ReportAnswer(" ".join(lines), "figure", "en" if english else "zh", citations, str(fact.value), fact.unit)
-
-
-def _currency_refusal(report: Report, fact: Fact, ask: Ask, english: bool) -> ReportAnswer | None:
-    """An amount asked in a currency the report does not give it in, or a report that does not say its
-    currency: the printed figure is named as such, never passed off as the asked currency."""
-    if ask.currency is None or fact.unit == "%":
-        return None
-    shown = with_unit(fact.text, fact.unit, english)
-    page = f"page {fact.page}" if english else f"第 {fact.page} 页"
-    if fact.currency == ask.currency:
-        if fact.unit is not None or _PER_SHARE.search(fact.label) or abs(fact.value) < 1000:
-            return None
-        text = (  # "$ 20,445" in a statement whose caption says no unit: thousands or not cannot be told
-            f"{report.name} prints {fact.label} as {shown} ({page}) without saying in which unit (thousands, "
-            f"millions), so it is not given as an amount in {ask.currency}."
-            if english
-            else f"{report.name} 列示{fact.label}为 {shown}（{page}），但未说明单位，无法作为 {ask.currency} 金额给出。"
-        )
-        return ReportAnswer(text, "unit_unknown", "en" if english else "zh", [cite(report, fact)])
-    if fact.currency is not None:
-        text = (
-            f"Not found in {ask.currency}: {report.name} gives {fact.label} in {fact.currency} ({shown}, {page})."
-            if english
-            else f"未找到以 {ask.currency} 计的数据：{report.name} 的{fact.label}以 {fact.currency} 列示"
-            f"（{shown}，{page}）。"
-        )
-        kind = "not_in_report"
-    else:
-        text = (
-            f"{report.name} prints {fact.label} as {shown} ({page}) but does not say in which currency, so it is not "
-            f"given as {ask.currency}."
-            if english
-            else f"{report.name} 列示{fact.label}为 {shown}（{page}），但未说明币种，无法作为 {ask.currency} 给出。"
-        )
-        kind = "currency_unknown"
-    return ReportAnswer(text, kind, "en" if english else "zh", [cite(report, fact)])
 
 
 def _source_lines(citations: Sequence[Cited], english: bool) -> str:
@@ -378,7 +343,7 @@ def _absent(
         if covered:  # a row matched and words are left over: too weak a sign without word segmentation
             return None
         words = [w for w in re.findall(r"[a-z]{4,}", _plain(question_key_text, report)) if w not in _STOP_WORDS]
-        if len(words) >= 2 and not _near(text, words[:3]):
+        if len(words) >= 2 and not near(text, words[:3]):
             return _not_in_report(report, " ".join(words[:3]), [], english, years)
         return None
     core = residual(question_key, list(covered), english)
@@ -388,18 +353,6 @@ def _absent(
     if core[:3] not in text and not any(core[:3] in f.key for f in report.facts):
         return _not_in_report(report, core, [], english, years)
     return None
-
-
-def _near(text: str, words: Sequence[str], span: int = 160) -> bool:
-    """Whether the text prints every word within ``span`` characters of each other, in any order: "how much
-    cash did the group use in operating activities" is covered by "Net cash used in operating activities" of
-    the group's cash-flow statement, which a phrase search for "cash group operating" missed."""
-    rarest = min(words, key=text.count)
-    for match in re.finditer(re.escape(rarest), text):
-        window = text[max(0, match.start() - span) : match.end() + span]
-        if all(w in window for w in words):
-            return True
-    return False
 
 
 def asks_for_figure(question: str) -> bool:
