@@ -311,6 +311,7 @@ _STOP_WORDS = {
     "amount",
     "how",
     "did",
+    "group",  # "the Group": what UK and Australian reports call the company itself
 }
 
 

@@ -488,3 +488,14 @@ def test_a_note_number_before_a_text_rows_figures_is_not_a_value() -> None:
     report = report_of(_en_report(blocks), "kpg.pdf")
     answer = answer_from_facts("What was Acme Widgets' other income in FY21?", [report], "en")
     assert answer is not None and answer.value == "977304"
+
+
+def test_the_group_is_the_company_not_a_missing_word() -> None:
+    blocks = [
+        heading("Consolidated Statement of Cash Flows", 27),
+        Block.table([["", "2022", "2021"]], [["Cash outflow from operating activities", "(307)", "(512)"]], page=27),
+    ]
+    report = report_of(_en_report(blocks), "armadale.pdf")
+    question = "How much cash did the Acme Widgets group use in operating activities in 2022?"
+    answer = answer_from_facts(question, [report], "en")
+    assert answer is None or answer.kind != "not_in_report"
