@@ -25,7 +25,7 @@ WORD_LISTS = (
     "stop_words",
 )
 #: The shipped phrase tables, by name (the file is ``<name>.txt``).
-PHRASE_TABLES = ("report_fields", "report_sections")
+PHRASE_TABLES = ("report_fields", "report_metrics", "report_sections")
 
 
 @cache

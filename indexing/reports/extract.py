@@ -4,7 +4,8 @@ The stored form is plain JSON under ``ParsedDocument.meta["report"]`` so it is w
 document on both backends (SQLite and PostgreSQL keep the parsed document; nothing else to migrate):
 
 ``{"version", "entity": {...}, "year", "kind", "currency" (ISO, when the text tells), "tables": [{"caption",
-"section", "page", "unit", "currency", "parent_company", "rows": [row text, ...]}], "facts": [{"t": table,
+"section", "page", "unit", "currency", "parent_company", "role" ("key" / "statement" / "note" / null, see
+``statements``), "rows": [row text, ...]}], "facts": [{"t": table,
 "r": row, "label", "parent", "column", "period": {...}, "value", "text", "unit", "page"}]}``
 """
 
@@ -17,8 +18,9 @@ from typing import Any
 from indexing.reports.currency import report_currency
 from indexing.reports.labels import clean_label
 from indexing.reports.profile import is_report, report_profile
+from indexing.reports.statements import closes_notes, opens_notes, table_role
 from indexing.reports.tables import RowFact, table_facts
-from indexing.reports.text_tables import data_rows, header_periods, split_rows
+from indexing.reports.text_tables import data_rows, fit_columns, header_periods, split_rows
 from indexing.reports.units import scale_of, table_unit
 from officeqa.domain import BlockType, ParsedDocument
 
@@ -33,7 +35,7 @@ _STATEMENT = re.compile(r"表$|statements?\s+of|balance\s+sheets?|财务指标|�
 _CONTENTS = re.compile(r"^\s*(?:目\s*录|table\s+of\s+contents|contents)\s*$", re.IGNORECASE)
 #: Per-share amounts are in currency units whatever scale the table's caption gives ("in thousands, except
 #: per share data"): "Basic earnings (loss) per share (dollars) (1.03)" is $1.03, not 1.03 thousand.
-_PER_SHARE = re.compile(r"per\s+(?:common\s+|ordinary\s+)?share|每股", re.IGNORECASE)
+_PER_SHARE = re.compile(r"per\s*(?:common\s*|ordinary\s*)?share|每股", re.IGNORECASE)
 _PARENT = re.compile(r"母公司(?!所有者|股东)|parent company|non-consolidated", re.IGNORECASE)
 
 
@@ -56,6 +58,44 @@ def _caption(context: list[str]) -> str:
     return ""
 
 
+#: One date or year alone on a line: the first half of a header printed over two lines.
+_ONE_DATE = re.compile(
+    r"(?:as\s+(?:of|at)\s+)?(?:(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december)\s+\d{1,2},?\s+|\d{1,2}\s+(?:january|february|march|april|may|june|july|august|september|october|"
+    r"november|december)\s+)?(?:19[89]\d|20[0-4]\d)",
+    re.IGNORECASE,
+)
+
+
+def _without_note(cells: list[str], columns: list[Any], noted: bool) -> list[str]:
+    """A row's value cells without the note number a "Note" column prints before them ("Revenue 5 64,862,110
+    48,906,446" under "Note 2022 2021")."""
+    if noted and len(cells) == len(columns) + 1 and re.fullmatch(r"\d{1,2}", cells[0]):
+        return cells[1:]
+    return cells
+
+
+def _sub_heading(text: str, current: dict[str, Any] | None) -> bool:
+    """A heading inside an unruled statement that heads a group of its rows, not a new section."""
+    return (
+        current is not None
+        and current.get("role") == "statement"
+        and len(text) <= 60
+        and not re.search(r"\d", text)
+        and not _STATEMENT.search(text)
+        and not opens_notes(text)
+        and not closes_notes(text)
+    )
+
+
+def _unit_cells(block: Any) -> list[str]:
+    """The table's own header cells and the label of its first rows: a statement prints its unit there as
+    often as above it ("December 31, | (Dollars in thousands, except per share data) | 2022 | 2021")."""
+    cells = [c for row in (block.header_rows or []) for c in row if c]
+    cells += [c for row in (block.rows or [])[:2] for c in row if c]
+    return [c for c in cells if len(c) <= 80]
+
+
 def _row_page(page_rows: Any, row: int, first: int | None) -> int | None:
     """The page a body row is printed on, for a table stitched across pages (``meta["page_rows"]``)."""
     page = first
@@ -75,10 +115,12 @@ def extract_report(document: ParsedDocument) -> dict[str, Any] | None:
     facts: list[dict[str, Any]] = []
     context: list[str] = []
     section = ""
+    in_notes = False  # after "Notes to the consolidated financial statements" / 财务报表附注
     for block in blocks:
         if block.type == BlockType.HEADING:
             section = unicodedata.normalize("NFKC", block.text or "").strip()
             context = [section]
+            in_notes = opens_notes(section) or (in_notes and not closes_notes(section))
             continue
         if block.type != BlockType.TABLE:
             text = unicodedata.normalize("NFKC", block.text or "").strip()
@@ -91,7 +133,7 @@ def extract_report(document: ParsedDocument) -> dict[str, Any] | None:
         caption = block.caption or _caption(context)
         if _CONTENTS.match(caption) or _CONTENTS.match(section):
             continue  # page numbers of a table of contents are not figures
-        unit, currency = table_unit([section, *context, block.caption or ""])
+        unit, currency = table_unit([section, *context, block.caption or "", *_unit_cells(block)])
         index = len(tables)
         rows: list[str] = []
         row_index: dict[str, int] = {}
@@ -123,6 +165,7 @@ def extract_report(document: ParsedDocument) -> dict[str, Any] | None:
                 "unit": unit,
                 "currency": currency,
                 "parent_company": bool(_PARENT.search(f"{caption} {section}")),
+                "role": table_role(caption, section, in_notes),
                 "rows": rows,
             }
         )
@@ -145,34 +188,56 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
     current: dict[str, Any] | None = None
     group: str | None = None
     recent: list[str] = []  # the paragraphs since the heading: "(Expressed in thousands of United States dollars)"
+    in_notes = False
+    noted = False
+    half = ""  # a header printed over two lines: "December 31, 2022" / "December 31, 2021 ASSETS"
     for block in blocks:
-        if block.type == BlockType.HEADING:
-            section, columns, current, group = unicodedata.normalize("NFKC", block.text or "").strip(), None, None, None
-            recent = []
-            continue
-        if block.type != BlockType.PARAGRAPH:
-            continue
         text = unicodedata.normalize("NFKC", block.text or "").strip()
+        if half and block.type in (BlockType.PARAGRAPH, BlockType.HEADING) and header_periods(text) is None:
+            text = f"{half} {text}" if header_periods(f"{half} {text}") is not None else text
+        half = text if _ONE_DATE.fullmatch(text) else ""
+        if half:
+            continue
+        if block.type == BlockType.HEADING and _sub_heading(text, current):
+            group = text.rstrip(":")  # "ASSETS", "LIABILITIES AND STOCKHOLDERS' EQUITY": the statement goes on
+            continue
+        if block.type == BlockType.HEADING and header_periods(text) is None:
+            section, columns, current, group = text, None, None, None
+            recent = []
+            in_notes = opens_notes(section) or (in_notes and not closes_notes(section))
+            continue
+        if block.type not in (BlockType.PARAGRAPH, BlockType.HEADING):  # a heading "Years Ended December 31, 2022 2021"
+            continue
         recent = [*recent[-(_CONTEXT_BLOCKS - 1) :], text]
         found = header_periods(text)
         if found is not None and not data_rows(text):
             unit, currency = table_unit([section, *recent])
             columns, group = found, None
+            noted = bool(re.search(r"\bnotes?\b|附注", text, re.IGNORECASE))  # "Consolidated Note 2022 2021"
+            titles = [line[:80] for line in (section, *recent[:-1]) if _STATEMENT.search(line[:120])]
+            caption = titles[-1] if titles else section
             current = {
-                "caption": section,
+                "caption": caption or section,
                 "section": section,
                 "page": block.page,
                 "page_end": None,
                 "unit": unit,
                 "currency": currency,
                 "parent_company": False,
+                "role": table_role(caption or section, section, in_notes),
                 "rows": [],
                 "text": True,
             }
             continue
         if columns is None or current is None:
             continue
-        rows = [(label, cells) for label, cells in split_rows(text) if len(cells) == len(columns)]
+        rows = [
+            (label, cells, fit)
+            for label, found_cells in split_rows(text)
+            if (fit := fit_columns(columns, len(cells := _without_note(found_cells, columns, noted))))
+        ]
+        if not rows and current["unit"] is None:  # "(in thousands)" printed under the header line
+            current["unit"], current["currency"] = table_unit([text])
         if not rows:
             if len(text) <= 60 and not re.search(r"\d", text):
                 group = text.rstrip(":")
@@ -180,11 +245,11 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
         if current not in tables:
             tables.append(current)
         index = tables.index(current)
-        for printed, cells in rows:
+        for printed, cells, fitted in rows:
             row_text = " | ".join([printed, *cells])
             current["rows"].append(row_text)
             label = clean_label(printed)[0] or printed  # "Revenue (1)", "... per share (dollars)": as in ruled tables
-            for (header, period), cell in zip(columns, cells, strict=True):
+            for (header, period), cell in zip(fitted, cells, strict=True):
                 parsed = parse_value(cell)
                 if parsed is None:
                     continue

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
+from typing import Any
 
-__all__ = ["clean_label", "label_key", "unit_of_label"]
+__all__ = ["clean_label", "label_key", "to_simplified", "unit_of_label"]
 
 _NUMBERING = re.compile(
     r"^(?:[一二三四五六七八九十]+、|[（(][一二三四五六七八九十\d]+[）)]|\d+[.、．]\s*|"
@@ -46,6 +48,35 @@ def clean_label(label: str) -> tuple[str, bool]:
 
 
 def label_key(label: str) -> str:
-    """The comparison form: NFKC, lower case, no spaces or punctuation."""
-    text = unicodedata.normalize("NFKC", label).lower()
+    """The comparison form: NFKC, lower case, no spaces or punctuation, traditional Chinese as simplified
+    (a Hong Kong report's 年內虧損 / 營業額 and a question's 年内亏损 / 营业额 are one key)."""
+    text = to_simplified(unicodedata.normalize("NFKC", label).lower())
     return re.sub(r"[\s\W_]+", "", text)
+
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@lru_cache(maxsize=65_536)
+def to_simplified(text: str) -> str:
+    """``text`` with traditional Chinese characters folded to simplified (OpenCC's t2s tables); other text as it
+    is. Cached: the same row labels and question words are folded again and again."""
+    if not _CJK.search(text):
+        return text
+    converter, traditional = _t2s()
+    if not any(ch in traditional for ch in text):  # most text is simplified already: skip the slow converter
+        return text
+    return str(converter.convert(text))
+
+
+@lru_cache(maxsize=1)
+def _t2s() -> tuple[Any, frozenset[str]]:
+    """The OpenCC converter and the characters its traditional-to-simplified table maps, built once (reading
+    its dictionaries takes ~0.1 s)."""
+    from importlib import resources
+
+    import opencc
+
+    table = resources.files("opencc").joinpath("dictionary", "TSCharacters.txt").read_text(encoding="utf-8")
+    traditional = frozenset(line.split("\t", 1)[0] for line in table.splitlines() if line and "\t" in line)
+    return opencc.OpenCC("t2s"), traditional

@@ -14,6 +14,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from indexing.reports.labels import to_simplified
 from indexing.subjects import (
     KIND_ANNUAL,
     KIND_FINANCIAL,
@@ -48,7 +49,7 @@ def _text(block: Block) -> str:
 def is_report(blocks: Sequence[Block]) -> bool:
     """Whether the document's first pages say it is an annual/periodic report or its financial statements."""
     head = " ".join(_text(b) for b in blocks if (b.page or 1) <= _COVER_PAGES)[:20_000]
-    return bool(_REPORT.search(head))
+    return bool(_REPORT.search(head) or _REPORT.search(to_simplified(head)))  # 年度報告 is 年度报告
 
 
 def profile_of_subject(subject: DocumentSubject) -> dict[str, object]:

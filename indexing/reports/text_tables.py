@@ -14,7 +14,7 @@ import unicodedata
 
 from indexing.reports.periods import Period
 
-__all__ = ["data_rows", "header_periods", "split_rows"]
+__all__ = ["data_rows", "fit_columns", "header_periods", "split_rows"]
 
 _PAREN = re.compile(r"\([^()]{0,120}\)")
 _PERIOD = re.compile(
@@ -60,6 +60,26 @@ def header_periods(text: str) -> list[tuple[str, Period]] | None:
     return columns
 
 
+_BARE_YEAR = re.compile(r"(?:(?:fiscal|fy)\s*)?(?:19[89]\d|20[0-4]\d)", re.IGNORECASE)
+
+
+def fit_columns(columns: list[tuple[str, Period]], cells: int) -> list[tuple[str, Period]] | None:
+    """The header's columns for a row of ``cells`` values: all of them, or, when the header prints its years
+    twice ("For the Fiscal Years Ended December 31, 2022, December 25, 2021 and December 26, 2020 | 2022 2021
+    2020"), only its bare years or only its dates, whichever count matches; None when none does."""
+    if len(columns) == cells:
+        return columns
+    tokens = [header for header, _ in columns]
+    bare = [t for t in tokens if _BARE_YEAR.fullmatch(t.strip())]
+    dated = [t for t in tokens if _MONTH.search(t)]
+    for subset in (bare, dated):
+        if len(subset) == cells:
+            found = header_periods(" ".join(subset))
+            if found is not None and len(found) == cells:
+                return found
+    return None
+
+
 _LEADER = re.compile(r"(?:\s*\.){3,}\s*")  # dot leaders between a label and its figures ("Net income ......")
 _OPEN_PAREN = re.compile(r"\(\s*(?=[\d$])")
 _CLOSE_PAREN = re.compile(r"(?<=\d)\s+\)")  # "(11 )": a negative figure with a space before its parenthesis
@@ -73,6 +93,7 @@ def split_rows(text: str) -> list[tuple[str, list[str]]]:
     are read the same as plain ones."""
     folded = unicodedata.normalize("NFKC", text)
     folded = _CLOSE_PAREN.sub(")", _OPEN_PAREN.sub("(", _LEADER.sub(" ", folded))).replace("$ ", "$")
+    folded = folded.replace("$(", "($")  # "$ (9,926)": the sign before the dollar, as "($9,926)" reads
     rows = []
     for match in _ROW.finditer(folded):
         label = match.group(1).strip(" :.")

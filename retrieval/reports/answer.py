@@ -23,22 +23,25 @@ from indexing.reports.labels import label_key
 from retrieval.reports import compute
 from retrieval.reports.entities import aliases
 from retrieval.reports.facts import Fact, Report
-from retrieval.reports.lookup import Match, best_matches
+from retrieval.reports.lookup import Match, best_matches, role_rank
+from retrieval.reports.metrics import canonical_of
 from retrieval.reports.pick import Cited, ReportAnswer, cite, column_filter, for_year, rank, residual, target_year
 from retrieval.reports.prose import prose_count, prose_dividend
 from retrieval.reports.question import Ask, read_question
+from retrieval.reports.refusals import currency_refusal, near
 from retrieval.reports.render import convert, format_amount, with_unit
 
 __all__ = ["Cited", "ReportAnswer", "answer_from_facts", "asks_for_figure"]
 
 _FIGURE_QUESTION = re.compile(
     r"多少|几|是什么|为何|几何|如何|how\s+much|how\s+many|what\s+(?:was|were|is|are)|"
+    r"what\s+(?:[\w'’-]+\s+){1,6}(?:did|does|do|was|were|is|are)\b|"  # "what cash dividends per share did it pay"
     r"which\s+year|金额|总额|率|哪一年|哪年|合计|总和|之和",
     re.IGNORECASE,
 )
 _QUANTITY = re.compile(r"多少|几|金额|总额|总量|数量|规模|how\s*much|how\s*many", re.IGNORECASE)
 _PARTS = re.compile(r"[？?；;]")
-_PER_SHARE = re.compile(r"per\s+(?:common\s+)?share|每股", re.IGNORECASE)
+_PER_SHARE = re.compile(r"per\s*(?:common\s*|ordinary\s*)?share|每股|\beps\b", re.IGNORECASE)
 
 
 def _fold(text: str) -> str:
@@ -51,6 +54,7 @@ def _plain(question: str, report: Report) -> str:
     for alias in aliases(report):
         text = text.replace(alias, " ")
     text = re.sub(r"(19[89]\d|20[0-4]\d)\s*(年|財年)?", " ", text)
+    text = re.sub(r"(?<![a-z])fy\s*'?\d{2}(?!\d)", " ", text)  # "FY22": a year, not a metric word
     return re.sub(r"\([^)]{1,8}\)", " ", text)
 
 
@@ -91,10 +95,23 @@ def _figure_line(report: Report, fact: Fact, ask: Ask, english: bool) -> str:
         other = with_unit(format_amount(value), unit, english)
         shown = f"{other} ({shown})" if english else f"{other}（即 {shown}）"
     year = fact.year(report.year)
-    period = f" ({fact.column})" if fact.column else ""
+    span = _per_share_span(fact, english)
+    period = f" ({fact.column}{span})" if fact.column else (f" ({span.strip(', ')})" if span else "")
     if english:
         return f"{fact.label}{' for ' + str(year) if year else ''}{period}: {shown}."
-    return f"{fact.label}{'（' + fact.column + '）' if fact.column else ''}为 {shown}。"
+    column = f"{fact.column}{span}" if fact.column else span.strip("，")
+    return f"{fact.label}{'（' + column + '）' if column else ''}为 {shown}。"
+
+
+def _per_share_span(fact: Fact, english: bool) -> str:
+    """What period a per-share figure covers, said beside it (", full year" / "，全年"; ", quarter" / "，单季"
+    for a part-year column asked for): EPS and dividends per share are printed per quarter and per year."""
+    if not _PER_SHARE.search(fact.label):
+        return ""
+    partial = fact.period is not None and (fact.period.partial or fact.period.quarter is not None)
+    if english:
+        return ", part of the year" if partial else ", full year"
+    return "，非全年" if partial else "，全年"
 
 
 def _share_beside(report: Report, fact: Fact) -> Fact | None:
@@ -121,6 +138,7 @@ def _notes(chosen: Fact, candidates: Sequence[Fact], english: bool) -> list[tupl
     for other in candidates:
         if (
             other is chosen
+            or other.key != chosen.key  # another spelling of the metric pooled in (_same_metric) is not "this row"
             or other.value in seen
             or other.table == chosen.table
             or other.from_text
@@ -173,7 +191,9 @@ def _figure(
         _plain(question_key_raw, report),
     ):
         return None, top, False
-    facts = column_filter(top.facts, part_key, ask)
+    if _PER_SHARE.search(question_key_raw or part_key) and not _PER_SHARE.search(top.facts[0].label):
+        return None, top, False  # "net loss per share" asked, the "Net loss" row matched: not the figure asked
+    facts = column_filter(_same_metric(top, matches), part_key, ask)
     year = target_year(ask, report)
     chosen = rank(for_year(facts, year, report, ask), question_key, ask)
     if not chosen:
@@ -181,10 +201,28 @@ def _figure(
         if year is not None and years and year not in years:
             return _not_in_report(report, top.facts[0].label, [year], english, years), top, True
         return None, top, False
-    other_currency = _currency_refusal(report, chosen[0], ask, english)
+    other_currency = currency_refusal(report, chosen[0], ask, english)
     if other_currency is not None:
         return other_currency, top, True
     return _figure_answer(report, chosen, ask, english), top, False
+
+
+_NOTE_RANK = 3  # role_rank of a note or part table
+
+
+def _same_metric(top: Match, matches: Sequence[Match]) -> list[Fact]:
+    """The top row's facts, and when they are all in notes, those of rows that spell the same metric in other
+    words ("Total revenue" in an acquisition note, "Total revenues" in the statement of operations): which
+    table answers is then the table rank's choice (primary statements before notes), not which spelling is
+    the longer match. A row the question names as printed outside the notes (研发投入金额) keeps its own."""
+    canonical = canonical_of(top.facts[0].label)
+    facts = list(top.facts)
+    if canonical is None or min(role_rank(f) for f in facts) < _NOTE_RANK:
+        return facts  # the row as printed is in a statement or another table: it is what the question names
+    for match in matches:
+        if match is not top and canonical_of(match.facts[0].label) == canonical:
+            facts.extend(match.facts)
+    return facts
 
 
 def _figure_answer(report: Report, chosen: list[Fact], ask: Ask, english: bool) -> ReportAnswer:
@@ -201,42 +239,6 @@ def _figure_answer(report: Report, chosen: list[Fact], ask: Ask, english: bool) 
         lines.append(text)
         citations.append(cite(report, other))
     return ReportAnswer(" ".join(lines), "figure", "en" if english else "zh", citations, str(fact.value), fact.unit)
-
-
-def _currency_refusal(report: Report, fact: Fact, ask: Ask, english: bool) -> ReportAnswer | None:
-    """An amount asked in a currency the report does not give it in, or a report that does not say its
-    currency: the printed figure is named as such, never passed off as the asked currency."""
-    if ask.currency is None or fact.unit == "%":
-        return None
-    shown = with_unit(fact.text, fact.unit, english)
-    page = f"page {fact.page}" if english else f"第 {fact.page} 页"
-    if fact.currency == ask.currency:
-        if fact.unit is not None or _PER_SHARE.search(fact.label) or abs(fact.value) < 1000:
-            return None
-        text = (  # "$ 20,445" in a statement whose caption says no unit: thousands or not cannot be told
-            f"{report.name} prints {fact.label} as {shown} ({page}) without saying in which unit (thousands, "
-            f"millions), so it is not given as an amount in {ask.currency}."
-            if english
-            else f"{report.name} 列示{fact.label}为 {shown}（{page}），但未说明单位，无法作为 {ask.currency} 金额给出。"
-        )
-        return ReportAnswer(text, "unit_unknown", "en" if english else "zh", [cite(report, fact)])
-    if fact.currency is not None:
-        text = (
-            f"Not found in {ask.currency}: {report.name} gives {fact.label} in {fact.currency} ({shown}, {page})."
-            if english
-            else f"未找到以 {ask.currency} 计的数据：{report.name} 的{fact.label}以 {fact.currency} 列示"
-            f"（{shown}，{page}）。"
-        )
-        kind = "not_in_report"
-    else:
-        text = (
-            f"{report.name} prints {fact.label} as {shown} ({page}) but does not say in which currency, so it is not "
-            f"given as {ask.currency}."
-            if english
-            else f"{report.name} 列示{fact.label}为 {shown}（{page}），但未说明币种，无法作为 {ask.currency} 给出。"
-        )
-        kind = "currency_unknown"
-    return ReportAnswer(text, kind, "en" if english else "zh", [cite(report, fact)])
 
 
 def _source_lines(citations: Sequence[Cited], english: bool) -> str:
@@ -309,6 +311,7 @@ _STOP_WORDS = {
     "amount",
     "how",
     "did",
+    "group",  # "the Group": what UK and Australian reports call the company itself
 }
 
 
@@ -341,7 +344,7 @@ def _absent(
         if covered:  # a row matched and words are left over: too weak a sign without word segmentation
             return None
         words = [w for w in re.findall(r"[a-z]{4,}", _plain(question_key_text, report)) if w not in _STOP_WORDS]
-        if len(words) >= 2 and not re.search(r"\W+(?:and\W+|of\W+|&\W+)?".join(map(re.escape, words[:3])), text):
+        if len(words) >= 2 and not near(text, words[:3]):
             return _not_in_report(report, " ".join(words[:3]), [], english, years)
         return None
     core = residual(question_key, list(covered), english)

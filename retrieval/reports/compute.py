@@ -66,7 +66,7 @@ def _pct(value: Decimal) -> str:
 
 def _metric_facts(report: Report, name: str, year: int | None, ask: Ask, question_key: str, raw_key: str) -> list[Fact]:
     facts = [f for f in report.facts if canonical_of(f.label) == name and not f.parent_company]
-    named_group = [f for f in facts if any(w in raw_key for w in group_words(f.parent))]
+    named_group = [f for f in facts if any(w in raw_key and w not in f.key for w in group_words(f.parent))]
     facts = named_group or facts
     if name == "revenue":  # 营业收入 under 营业总收入 is the same line; prefer the plain revenue row
         facts = facts or [f for f in report.facts if canonical_of(f.label) == name]

@@ -10,6 +10,7 @@ from typing import Any
 from indexing.reports.currency import iso_currency
 from indexing.reports.labels import label_key
 from indexing.reports.periods import Period
+from indexing.reports.statements import table_role
 
 __all__ = ["Fact", "Report", "load_report"]
 
@@ -34,6 +35,7 @@ class Fact:
     table: int
     from_text: bool = False  # an unruled table read from paragraphs (its captions are less certain)
     currency: str | None = None  # ISO code the table's caption names, else the report's
+    role: str | None = None  # the table's kind: "key" figures, a primary "statement", a "note", or None (others)
 
     @property
     def context_key(self) -> str:
@@ -71,6 +73,14 @@ class Report:
         return sorted(y for y, n in counts.items() if n >= floor)
 
 
+def _role(table: Mapping[str, Any]) -> str | None:
+    """The table's stored role; for facts stored before roles were, the role its caption and section tell."""
+    if "role" in table:
+        role = table.get("role")
+        return role if isinstance(role, str) else None
+    return table_role(str(table.get("caption", "")), str(table.get("section", "")), False)
+
+
 def load_report(
     path: str, name: str, data: Mapping[str, Any], text: str = "", pages: tuple[tuple[int | None, str], ...] = ()
 ) -> Report:
@@ -100,6 +110,7 @@ def load_report(
                 table=int(raw.get("t", 0)),
                 from_text=bool(table.get("text")),
                 currency=iso_currency(table.get("currency")) or currency,
+                role=_role(table),
             )
         )
     return Report(

@@ -10,14 +10,16 @@ parent-company tables, then to the earlier page.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from indexing.reports.labels import label_key
+from indexing.reports.statements import KEY, NOTE, STATEMENT
 from retrieval.reports.facts import Fact
 from retrieval.reports.metrics import aliases_in, canonical_of
 
-__all__ = ["Match", "best_matches", "column_term", "group_words", "table_rank"]
+__all__ = ["Match", "best_matches", "column_term", "group_words", "names_table", "role_rank", "table_rank"]
 
 _KEY_TABLE = re.compile(
     r"主要会计数据|主要财务指标|财务指标|highlights|selectedfinancial|resultsofoperations|"
@@ -41,7 +43,11 @@ _STATEMENTS = (
     "分季度",
 )
 _COLUMN_NOISE = re.compile(
-    r"(19[89]\d|20[0-4]\d)|年度|年末|年|金额|本期|上期|期末|期初|fiscal|q[1-4]|"
+    r"(19[89]\d|20[0-4]\d)|年度|年末|年|金额|本期|上期|期末|期初|fiscal|q[1-4]|fy|"
+    r"[£$€¥]|['’]?000s?|rmb|hk\$|us\$|人民币|千元|万元|百万元|元|thousands|millions|pence|cents|"
+    r"调整前|调整后|重述前|重述后|as\s+restated|restated|as\s+(?:previously|originally)\s+reported|as\s+reported|"
+    r"(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter|quarter|第[一二三四]季度|季度|上半年|下半年|半年度|中期|"
+    r"(?:three|six|nine)\s+months(?:\s+ended)?|\d{1,2}\s+weeks(?:\s+ended)?|"
     r"(?:years?\s+ended\s+|as\s+(?:of|at)\s+)?(?:january|february|march|april|may|june|july|august|september|"
     r"october|november|december)\s*\d{0,2},?|\d{1,2}\s+(?:january|february|march|april|may|june|july|august|"
     r"september|october|november|december)|(?:for\s+the\s+)?(?:years?|(?:three|six|twelve)\s+months)\s+ended|as\s+(?:of|at)",
@@ -75,7 +81,33 @@ def _label_score(key: str, label: str, question_key: str, found_aliases: Sequenc
         for name, alias in found_aliases:
             if name == canonical:
                 return len(alias), alias
-    return 0, ""
+    return _token_score(label, question_key), key
+
+
+_LABEL_FILLERS = frozenset({"and", "the", "for", "from", "of", "to", "in", "by", "at", "on", "an"})
+
+
+def _stem(word: str) -> str:
+    """A label word without its inflection ("provided" -> "provid", "activities" -> "activiti"), so the
+    question's "provide" / "activity" holds it."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def _token_score(label: str, question_key: str) -> int:
+    """An English label whose every word the question holds, in any order and with words between ("Total
+    assets" in "total consolidated assets", "Cash and cash equivalents, end of year" asked as "cash at the end
+    of the year"): scored below a label printed as one run in the question. Words the question holds beyond
+    the label still go to the residual check, so "net interest income" never takes a "Net income" row."""
+    if re.search(r"[\u4e00-\u9fff]", label):
+        return 0
+    folded = unicodedata.normalize("NFKC", label).lower()
+    words = [w for w in re.findall(r"[a-z]{2,}", folded) if w not in _LABEL_FILLERS]
+    if len(words) < 2 or not all(_stem(w) in question_key for w in words):
+        return 0
+    return sum(len(w) for w in words) - 1
 
 
 _GENERIC = {"financial", "information", "total", "the", "and", "for", "reconciliation", "other", "segment"}
@@ -101,7 +133,8 @@ def best_matches(question_key: str, facts: Sequence[Fact], raw_key: str = "") ->
         if not score:
             continue
         if raw_key:
-            named_group = [f for f in group if any(w in raw_key for w in group_words(f.parent))]
+            # a group word that is the row's own metric ("Non-current assets" over "Total assets") names no group
+            named_group = [f for f in group if any(w in raw_key and w not in f.key for w in group_words(f.parent))]
             group = named_group or group
         best_bonus, best_cover = 0, ""
         for fact in group:  # a segment row under a metric table: "连接器" in "(1)营业收入构成"
@@ -116,14 +149,48 @@ def best_matches(question_key: str, facts: Sequence[Fact], raw_key: str = "") ->
     return sorted(matches, key=lambda m: -m.score)
 
 
+_ROLE_RANK = {KEY: 0, STATEMENT: 1, None: 2, NOTE: 3}
+_TABLE_WORDS_GENERIC = frozenset(
+    {"consolidated", "financial", "statements", "statement", "notes", "table", "other", "following", "total",
+     "years", "ended", "december", "thousands", "millions", "except", "share"}
+)  # fmt: skip
+
+
+def names_table(fact: Fact, question_key: str) -> bool:
+    """Whether the question names the fact's table by a word of its caption or section that is not the row's
+    own metric ("segment", "acquisition", 子公司): a note or part table is then what the question asks for."""
+    context = unicodedata.normalize("NFKC", f"{fact.caption} {fact.section}").lower()
+    for word in re.findall(r"[a-z]{5,}", context):
+        if word not in _TABLE_WORDS_GENERIC and word[:5] not in fact.key and word[:5] in question_key:
+            return True
+    for run in re.findall(r"[\u4e00-\u9fff]{3,}", context):
+        for i in range(len(run) - 2):
+            gram = run[i : i + 3]
+            if gram not in fact.key and gram in question_key:
+                return True
+    return False
+
+
+def role_rank(fact: Fact) -> int:
+    """0 for the key-figures table, 1 for a primary statement, 2 for other tables, 3 for a note or part table."""
+    if fact.role != NOTE and _KEY_TABLE.search(label_key(f"{fact.caption}{fact.section}")):
+        return 0
+    return _ROLE_RANK.get(fact.role, 2)
+
+
 def table_rank(fact: Fact, question_key: str, parent_asked: bool) -> tuple[int, ...]:
-    """Sort key of a fact's table for a question (smaller is preferred)."""
+    """Sort key of a fact's table for a question (smaller is preferred): the statement the question names,
+    consolidated (or parent company when asked), then the key-figures table, the primary statements, other
+    tables, and notes / part tables last unless the question names them."""
     context = label_key(f"{fact.caption}{fact.section}")
     named = any(s in question_key and s in context for s in _STATEMENTS)
+    role = role_rank(fact)
+    if fact.role == NOTE and names_table(fact, question_key):
+        role = 1
     return (
         0 if named else 1,
         0 if fact.parent_company == parent_asked else 1,
-        0 if _KEY_TABLE.search(context) else 1,
+        role,
         0 if fact.unit else 1,
         fact.page or 0,
     )

@@ -4,11 +4,12 @@ a matched row leaves unexplained (shared by figure and computed answers)."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from retrieval.reports.facts import Fact, Report
-from retrieval.reports.lookup import column_term, table_rank
+from retrieval.reports.lookup import column_term, role_rank, table_rank
 from retrieval.reports.question import Ask
 
 __all__ = ["Cited", "ReportAnswer", "cite", "column_filter", "for_year", "rank", "residual", "target_year"]
@@ -280,21 +281,56 @@ def target_year(ask: Ask, report: Report) -> int | None:
 
 
 def for_year(facts: Sequence[Fact], year: int | None, report: Report, ask: Ask) -> list[Fact]:
-    matching = [
+    """The facts of the asked year, read from their columns' headers only.
+
+    A column whose header names no period is used only in a table none of whose columns names one (a
+    single-period table, such as the subsidiaries' figures): beside read columns its period is a guess from
+    its position, and a change column between two years shifts positions. An annual question never takes a
+    part-year column (a quarter, a half, nine months); a restated column is preferred to the one as first
+    reported. In a table with no period columns, a row's values under headers that name nothing ("", "£'000")
+    are used only when the row has one: with several, which is the year's cannot be told (a note number
+    printed in a column of its own reads like a figure)."""
+    periodic = _tables_with_periods(report)
+    unnamed = Counter((f.table, f.row) for f in facts if f.period is None and len(column_term(f.column)) < 2)
+    usable = [
         f
         for f in facts
+        if f.period is not None
+        or (f.table not in periodic and (len(column_term(f.column)) >= 2 or unnamed[(f.table, f.row)] == 1))
+    ]
+    matching = [
+        f
+        for f in usable
         if f.year(report.year) == year
         and (ask.quarter is None or (f.period is not None and f.period.quarter == ask.quarter))
     ]
     if ask.quarter is None:
-        matching = [f for f in matching if f.period is None or f.period.quarter is None]
+        matching = [f for f in matching if f.period is None or not (f.period.quarter or f.period.partial)]
+    if any(f.period is not None and f.period.restated == "after" for f in matching):
+        matching = [f for f in matching if f.period is None or f.period.restated != "before"]
     if ask.year_end:
-        ends = [f for f in matching if f.period is not None and f.period.point == "end"]
-        matching = ends or matching
-    else:
-        flows = [f for f in matching if f.period is None or f.period.point is None]
-        matching = flows or matching
-    return matching
+        return _prefer(matching, [f for f in matching if f.period is not None and f.period.point == "end"])
+    return _prefer(matching, [f for f in matching if f.period is None or f.period.point is None])
+
+
+def _prefer(matching: list[Fact], preferred: list[Fact]) -> list[Fact]:
+    """The facts of the kind of column asked (a balance at year end, a flow over the year), and the others only
+    from a better kind of table: "total assets in 2023" is the balance sheet's December 31, 2023 column, not a
+    segment note's "2023" column that happens to be a flow column."""
+    if not preferred:
+        return matching
+    best = min(role_rank(f) for f in preferred)
+    kept = {id(f) for f in preferred}
+    return [*preferred, *(f for f in matching if id(f) not in kept and role_rank(f) < best)]
+
+
+def _tables_with_periods(report: Report) -> frozenset[int]:
+    """The tables with at least one column whose header names a year or the report's own / prior period."""
+    return frozenset(
+        f.table
+        for f in report.facts
+        if f.period is not None and (f.period.year is not None or f.period.relative is not None)
+    )
 
 
 def rank(facts: Sequence[Fact], question_key: str, ask: Ask) -> list[Fact]:

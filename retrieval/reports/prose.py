@@ -251,15 +251,19 @@ def prose_count(plain_question: str, report: Report, english: bool) -> ReportAns
 
 
 def prose_dividend(plain_question: str, report: Report, currency: str | None, english: bool) -> ReportAnswer | None:
-    """The dividend per share the report's prose prints ("a regular quarterly cash dividend of $0.27 per common
-    share"), the value printed most often for the report's year; special, one-time and preferred-share
-    dividends are not it, nor a sentence about earlier years only or about one declared after the year.
+    """The dividend per share the report's prose prints ("a dividend of $1.08 per common share for 2022"), the
+    value printed most often for the report's year; special, one-time and preferred-share dividends are not it,
+    nor a sentence about earlier years only or about one declared after the year.
 
-    Only in the currency the question asks when it asks one and the report says which it uses."""
+    A per-share figure has a period: a quarterly or interim dividend ("a regular quarterly cash dividend of
+    $0.27 per common share") answers only a question that asks for the quarterly / interim one, and an annual
+    question never gets it (four quarters are not one figure). Only in the currency the question asks when it
+    asks one and the report says which it uses."""
     if not english or not report.pages or not _DIVIDEND_ASKED.search(plain_question):
         return None
     if currency is not None and report.currency != currency:
         return None
+    part_asked = bool(_PART_YEAR.search(plain_question))
     seen: list[_Seen] = []
     for page, text in report.pages:
         for printed in _sentences(unicodedata.normalize("NFKC", text)):
@@ -268,10 +272,21 @@ def prose_dividend(plain_question: str, report: Report, currency: str | None, en
             if _SPECIAL.search(printed) or outside:  # earlier years only, or one declared after the year
                 continue
             for m in _DIVIDEND.finditer(printed):  # "an increase in the dividend of $0.015 per share" is a change
-                if not _CHANGE.search(printed[max(0, m.start() - 50) : m.start()]):
+                if _CHANGE.search(printed[max(0, m.start() - 50) : m.start()]):
+                    continue
+                if bool(_PART_YEAR.search(printed)) == part_asked:
                     seen.append(_Seen(Decimal(m.group(1)), page, printed[:300]))
     chosen = _most_printed(seen)
-    return _answer(report, chosen, f"{chosen.value} per share", None) if chosen is not None else None
+    if chosen is None:
+        return None
+    period = " (full year)"
+    if part_asked:
+        period = " (quarterly)" if re.search(r"quarter", chosen.sentence, re.IGNORECASE) else " (interim)"
+    return _answer(report, chosen, f"{chosen.value} per share{period}", None)
+
+
+#: A part-year dividend: "quarterly", "for the quarter", "interim", "first-half".
+_PART_YEAR = re.compile(r"\bquarter(?:ly|s)?\b|\binterim\b|\bhalf[- ]year\w*|\bfirst[- ]half\b", re.IGNORECASE)
 
 
 _CHANGE = re.compile(r"\b(?:increas\w*|decreas\w*|rais\w*|rise|cut|lower\w*|higher|chang\w*)\b", re.IGNORECASE)

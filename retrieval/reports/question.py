@@ -14,6 +14,7 @@ from dataclasses import dataclass
 __all__ = ["Ask", "read_question"]
 
 _YEAR = re.compile(r"(?<!\d)(19[89]\d|20[0-4]\d)(?!\d)")
+_FY = re.compile(r"(?<![a-z])fy\s*'?(\d{4}|[0-4]\d)(?!\d)", re.IGNORECASE)
 _GROWTH = re.compile(
     r"增长(?:了)?多少|增长率|增幅|变化了多少|变动了多少|同比增长|同比变化|较上年增长|比上年增长|下降了多少|"
     r"增长百分比|growth|grew|year[- ]over[- ]year|yoy|(?:percent(?:age)?|%)\s+(?:change|increase)|"
@@ -75,7 +76,7 @@ def read_question(question: str) -> Ask:
     if unit_match:
         unit = (unit_match.group(1) or unit_match.group(2) or "").lower() or None
     return Ask(
-        years=tuple(int(y) for y in _YEAR.findall(text)),
+        years=_years(text),
         quarter=quarter,
         year_end=bool(_END.search(text)) or bool(_START.search(text)),
         prior=bool(_PRIOR.search(text)) or bool(_START.search(text)),
@@ -88,6 +89,17 @@ def read_question(question: str) -> Ask:
         english=not re.search(r"[\u4e00-\u9fff]", text),
         currency=_currency(text),
     )
+
+
+def _years(text: str) -> tuple[int, ...]:
+    """The years a question names, in order: "2022", and fiscal years "FY22" / "FY 2022" / "fiscal 22"."""
+    found = [(m.start(), int(m.group(1))) for m in _YEAR.finditer(text)]
+    for m in _FY.finditer(text):
+        digits = m.group(1)
+        year = int(digits) if len(digits) == 4 else 2000 + int(digits)
+        if all(abs(start - m.start()) > 6 for start, _ in found):
+            found.append((m.start(), year))
+    return tuple(year for _, year in sorted(found))
 
 
 def _currency(text: str) -> str | None:

@@ -128,19 +128,28 @@ def test_two_values_printed_equally_often_are_not_answered(northwind: Report) ->
 
 
 def test_the_dividend_per_share_is_the_regular_one_of_the_reports_year(northwind: Report) -> None:
-    # $0.27 twice against $0.25 once; the special, preferred and earlier years' dividends are not counted
+    # $0.27 twice against $0.25 once, all quarterly: they answer the quarterly question, never the annual one
+    # (four quarters are not one figure); the special, preferred and earlier years' dividends are not counted
     question = "What was the Dividend per share for Northwind Robotics, Inc. according to the annual report?"
-    assert _ask(question, northwind) == ("0.27", [20])
-    other = "What was the Dividend per share (in EUR) for Northwind Robotics, Inc. according to the annual report?"
+    assert _ask(question, northwind) == (None, [])
+    quarterly = "What was the quarterly dividend per share of Northwind Robotics, Inc.?"
+    assert _ask(quarterly, northwind) == ("0.27", [20])
+    answer = answer_from_facts(quarterly, [northwind], "en")
+    assert answer is not None and "(quarterly)" in answer.text
+    other = "What was the quarterly dividend per share (in EUR) for Northwind Robotics, Inc.?"
     assert _ask(other, northwind) == (None, [])  # the report's dollars are not euros
     later = (
         (1, "On January 25, 2023, the Board declared a dividend of $0.31 per common share."),
         (2, "The Board approved an increase in the 2022 dividend of $0.02 per share."),
         (3, "In 2022 we paid a quarterly dividend of $0.29 per share."),
+        (4, "For 2022 the Board declared dividends of $1.16 per share in total."),
     )
     report = Report("/kb/d.pdf", "d.pdf", 2022, "annual", {}, (), currency="USD", pages=later)
     answer = prose_dividend("what was the dividend per share (in usd)", report, "USD", True)
-    assert answer is not None and answer.value == "0.29"  # not next year's, not the increase
+    assert answer is not None and answer.value == "1.16"  # not next year's, not the increase, not a quarter's
+    assert "(full year)" in answer.text
+    answer = prose_dividend("what was the quarterly dividend per share", report, None, True)
+    assert answer is not None and answer.value == "0.29"
 
 
 def test_a_statement_row_still_answers_before_the_prose(northwind: Report) -> None:
