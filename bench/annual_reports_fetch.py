@@ -27,7 +27,7 @@ DEFAULT_MIRRORS = Path("/work/.mirror")
 
 def mirror_of(entry: dict[str, Any], mirrors: Path) -> Path:
     """The git directory of the entry's repository under ``mirrors`` (owner/name -> owner+name/repo)."""
-    return mirrors / entry["repo"].replace("/", "+") / "repo"
+    return mirrors / str(entry["repo"]).replace("/", "+") / "repo"
 
 
 def extract(entry: dict[str, Any], mirrors: Path, out: Path) -> str:

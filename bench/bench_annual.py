@@ -199,6 +199,26 @@ def _revision() -> str:
                           check=False).stdout.strip()
 
 
+def _by_market(report: dict[str, Any]) -> list[str]:
+    """Exact answers per market and half (the reports' markets from the manifest): where the answerers hold."""
+    from eval.kinds import outcome_of
+
+    manifest = json.loads((ROOT / "eval" / "annual" / "reports_manifest.json").read_text(encoding="utf-8"))
+    market = {Path(e["file"]).stem: f"{e['market']} ({e['script']})" for e in manifest}
+    lines = ["**Exact answers by market** (no model; all kinds)", "", "| half | market | exact | refused | wrong |",
+             "|---|---|---|---|---|"]
+    for half in REPORT_SETS:
+        counts: dict[str, dict[str, int]] = {}
+        for task in report["halves"].get(half, {}).get("no model", {}).get("tasks", []):
+            row = counts.setdefault(market.get(task["id"].rsplit("-", 1)[0], "?"), {"exact": 0, "refused": 0,
+                                                                                   "wrong": 0, "tasks": 0})
+            row["tasks"] += 1
+            row[outcome_of(task["answer_correct"], task["answer"])] += 1
+        for name, row in sorted(counts.items()):
+            lines.append(f"| {half} | {name} | {row['exact']}/{row['tasks']} | {row['refused']} | {row['wrong']} |")
+    return [*lines, ""]
+
+
 def _reports_run(out: Path, generator: str, index: bool, data: Path | None) -> None:
     """The report-level set: extract, index once into one knowledge base, answer both halves (see the docstring)."""
     from bench.annual_prompts import SECTION, ask_all, section
@@ -229,6 +249,8 @@ def _reports_run(out: Path, generator: str, index: bool, data: Path | None) -> N
         lines += [f"Indexed {summary['documents']} documents, {summary['chunks']} chunks "
                   f"in {report['index']['wall_s']} s (incremental: unchanged reports are skipped).", ""]
     _answer_all(settings, DEFAULT_OUT, "no model", lines, report, out, REPORT_SETS)
+    lines += _by_market(report)
+    _write(out, lines, report)
     if generator == "fake":
         lines += [SECTION, ""]
         for name in REPORT_SETS:
