@@ -219,6 +219,22 @@ def _by_market(report: dict[str, Any]) -> list[str]:
     return [*lines, ""]
 
 
+def _index_reports(settings: Settings, report: dict[str, Any]) -> list[str]:
+    """Index the extracted reports (incrementally); a report that fails is named and the others are still answered."""
+    from bench.annual_reports_fetch import DEFAULT_OUT
+    from officeqa.errors import ConfigurationError
+
+    started = time.perf_counter()
+    try:
+        summary = index_knowledge_base(settings, DEFAULT_OUT)
+    except ConfigurationError as exc:  # one report that does not index must not hide the others' answers
+        report["index"] = {"error": str(exc)}
+        return [f"Indexing did not finish cleanly: {exc}", ""]
+    report["index"] = {**summary, "wall_s": round(time.perf_counter() - started, 1)}
+    return [f"Indexed {summary['documents']} documents, {summary['chunks']} chunks in {report['index']['wall_s']} s "
+            "(incremental: unchanged reports are skipped).", ""]
+
+
 def _reports_run(out: Path, generator: str, index: bool, data: Path | None) -> None:
     """The report-level set: extract, index once into one knowledge base, answer both halves (see the docstring)."""
     from bench.annual_prompts import SECTION, ask_all, section
@@ -243,11 +259,7 @@ def _reports_run(out: Path, generator: str, index: bool, data: Path | None) -> N
              f"Answers at {revision}.", ""]
     report: dict[str, Any] = {"kb": DEFAULT_OUT.name, "halves": {}, "answered_at": revision}
     if index:
-        started = time.perf_counter()
-        summary = index_knowledge_base(settings, DEFAULT_OUT)
-        report["index"] = {**summary, "wall_s": round(time.perf_counter() - started, 1)}
-        lines += [f"Indexed {summary['documents']} documents, {summary['chunks']} chunks "
-                  f"in {report['index']['wall_s']} s (incremental: unchanged reports are skipped).", ""]
+        lines += _index_reports(settings, report)
     _answer_all(settings, DEFAULT_OUT, "no model", lines, report, out, REPORT_SETS)
     lines += _by_market(report)
     _write(out, lines, report)
