@@ -270,8 +270,21 @@ def _reports_run(out: Path, generator: str, index: bool, data: Path | None) -> N
             report["halves"].setdefault(name, {})["fake"] = records
             lines += section(name, records)
             _write(out, lines, report)
+    lines += READING
     _write(out, lines, report)
     print("\n".join(lines))
+
+
+#: How to read the report-level results (written under them).
+READING = [
+    "Reading: *no model* asks through `QuestionService` with no generator reachable (the extractive fallback); "
+    "*exact* is the task's expectation met (every gold figure, in units or as the table prints it; every name; "
+    "the ratio with its inputs; 60% of a summary's points; \"not in this report\" with no figure), *refused* says "
+    "the documents do not hold it, *wrong* is anything else (quoted passages without the figure included). "
+    "*Gold page cited*: a citation on the gold page. The stand-in model quotes the material sentence covering most "
+    "of the question's terms, so its own answers say little; what its prompt held is the measure.",
+    "",
+]
 
 
 def main() -> None:
