@@ -12,10 +12,19 @@ index times, with the extraction's own seconds beside it (a busy shared machine 
     python bench/bench_annual.py --rescore bench/results/annual.json   # stored answers, current task files
     python bench/bench_annual.py --data DIR   # answer over a data folder already indexed (facts on), no indexing
     python bench/bench_annual.py --data DIR --sets fresh_summary fresh_notfound   # other task files of eval/annual
+    python bench/bench_annual.py --reports [--generator fake] [--no-index]   # the report-level set, see below
 
 ``--kb`` is a folder holding the reports the tasks name (default: the PDFs of ../shared/annual-dev, copied
 to bench/results/cache/annual-kb so the question file beside them is never indexed). Results are written
 after each step (``annual.md`` and ``annual.json``), so a long run leaves what it measured.
+
+``--reports`` runs the report-level set (issue 34: split by REPORT, ``eval/annual/reports_*.jsonl``, built by
+``eval/annual/build_reports.py``): the reports of ``eval/annual/reports_manifest.json`` are extracted from their git
+mirrors (``bench/annual_reports_fetch.py``; a missing mirror is skipped with a line saying so) into ONE knowledge
+base, indexed (facts on, incrementally) into ``bench/results/cache/annual-reports-data``, and both halves are
+answered with no model; with ``--generator fake`` they are asked again through the stand-in model and the run
+reports whether the gold figure or key phrase reached its prompt (``bench/annual_prompts.py``). Results:
+``bench/results/annual_reports.md``.
 """
 
 from __future__ import annotations
@@ -39,6 +48,10 @@ ROOT = Path(__file__).resolve().parents[1]
 HALVES = ("tuning", "heldout")
 #: Sets written after the halves, each before the change it measures (fresh questions nobody tuned on).
 FRESH = ("fresh_summary", "fresh_notfound", "fresh_sections")
+#: The report-level halves (whole reports split, never questions).
+REPORT_SETS = ("reports_tuning", "reports_heldout")
+REPORTS_OUT = ROOT / "bench" / "results" / "annual_reports.md"
+REPORTS_DATA = ROOT / "bench" / "results" / "cache" / "annual-reports-data"
 KINDS = ("figure", "computed", "not_in_report", "named_fact", "summary")
 DEFAULT_SOURCE = ROOT.parent / "shared" / "annual-dev"
 
@@ -179,6 +192,101 @@ def _answer_only(data: Path, kb_dir: Path, out: Path, sets: tuple[str, ...]) -> 
     print("\n".join(lines))
 
 
+def _revision() -> str:
+    import subprocess
+
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT,
+                          check=False).stdout.strip()
+
+
+def _by_market(report: dict[str, Any]) -> list[str]:
+    """Exact answers per market and half (the reports' markets from the manifest): where the answerers hold."""
+    from eval.kinds import outcome_of
+
+    manifest = json.loads((ROOT / "eval" / "annual" / "reports_manifest.json").read_text(encoding="utf-8"))
+    market = {Path(e["file"]).stem: f"{e['market']} ({e['script']})" for e in manifest}
+    lines = ["**Exact answers by market** (no model; all kinds)", "", "| half | market | exact | refused | wrong |",
+             "|---|---|---|---|---|"]
+    for half in REPORT_SETS:
+        counts: dict[str, dict[str, int]] = {}
+        for task in report["halves"].get(half, {}).get("no model", {}).get("tasks", []):
+            row = counts.setdefault(market.get(task["id"].rsplit("-", 1)[0], "?"), {"exact": 0, "refused": 0,
+                                                                                   "wrong": 0, "tasks": 0})
+            row["tasks"] += 1
+            row[outcome_of(task["answer_correct"], task["answer"])] += 1
+        for name, row in sorted(counts.items()):
+            lines.append(f"| {half} | {name} | {row['exact']}/{row['tasks']} | {row['refused']} | {row['wrong']} |")
+    return [*lines, ""]
+
+
+def _index_reports(settings: Settings, report: dict[str, Any]) -> list[str]:
+    """Index the extracted reports (incrementally); a report that fails is named and the others are still answered."""
+    from bench.annual_reports_fetch import DEFAULT_OUT
+    from officeqa.errors import ConfigurationError
+
+    started = time.perf_counter()
+    try:
+        summary = index_knowledge_base(settings, DEFAULT_OUT)
+    except ConfigurationError as exc:  # one report that does not index must not hide the others' answers
+        report["index"] = {"error": str(exc)}
+        return [f"Indexing did not finish cleanly: {exc}", ""]
+    report["index"] = {**summary, "wall_s": round(time.perf_counter() - started, 1)}
+    return [f"Indexed {summary['documents']} documents, {summary['chunks']} chunks in {report['index']['wall_s']} s "
+            "(incremental: unchanged reports are skipped).", ""]
+
+
+def _reports_run(out: Path, generator: str, index: bool, data: Path | None) -> None:
+    """The report-level set: extract, index once into one knowledge base, answer both halves (see the docstring)."""
+    from bench.annual_prompts import SECTION, ask_all, section
+    from bench.annual_reports_fetch import DEFAULT_OUT, fetch_all
+
+    fetched = fetch_all(DEFAULT_OUT)
+    print("\n".join(fetched))
+    present = [line for line in fetched if not line.startswith("skipped")]
+    if not present:
+        print("no report could be extracted: fetch the mirrors the lines above name, then run again")
+        return
+    settings = load_settings()
+    settings = settings.model_copy(update={
+        "data_dir": data or REPORTS_DATA,
+        "parsing": settings.parsing.model_copy(update={"timeout_s": 3600.0}),
+        "chunking": settings.chunking.model_copy(update={"report_facts": True}),
+    })
+    revision = _revision()
+    lines = ["# Annual reports by report (bench/bench_annual.py --reports)", "",
+             f"{len(present)} of {len(fetched)} reports of `eval/annual/reports_manifest.json` in one knowledge base; "
+             f"tuning and held-out halves split by whole report (`eval/annual/reports_sources.md`). "
+             f"Answers at {revision}.", ""]
+    report: dict[str, Any] = {"kb": DEFAULT_OUT.name, "halves": {}, "answered_at": revision}
+    if index:
+        lines += _index_reports(settings, report)
+    _answer_all(settings, DEFAULT_OUT, "no model", lines, report, out, REPORT_SETS)
+    lines += _by_market(report)
+    _write(out, lines, report)
+    if generator == "fake":
+        lines += [SECTION, ""]
+        for name in REPORT_SETS:
+            records = ask_all(settings, load_tasks(ROOT / "eval" / "annual" / f"{name}.jsonl"), DEFAULT_OUT)
+            report["halves"].setdefault(name, {})["fake"] = records
+            lines += section(name, records)
+            _write(out, lines, report)
+    lines += READING
+    _write(out, lines, report)
+    print("\n".join(lines))
+
+
+#: How to read the report-level results (written under them).
+READING = [
+    "Reading: *no model* asks through `QuestionService` with no generator reachable (the extractive fallback); "
+    "*exact* is the task's expectation met (every gold figure, in units or as the table prints it; every name; "
+    "the ratio with its inputs; 60% of a summary's points; \"not in this report\" with no figure), *refused* says "
+    "the documents do not hold it, *wrong* is anything else (quoted passages without the figure included). "
+    "*Gold page cited*: a citation on the gold page. The stand-in model quotes the material sentence covering most "
+    "of the question's terms, so its own answers say little; what its prompt held is the measure.",
+    "",
+]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--kb", type=Path, help="folder of the reports the tasks name")
@@ -188,9 +296,17 @@ def main() -> None:
     parser.add_argument("--rescore", type=Path, help="score a stored annual.json against the current task files")
     parser.add_argument("--data", type=Path, help="a data folder that already holds the reports, indexed with facts "
                         "on (answering changed, indexing did not): answer once, keep the index times of --out")
-    parser.add_argument("--sets", nargs="+", choices=(*HALVES, *FRESH), default=list(HALVES),
+    parser.add_argument("--sets", nargs="+", choices=(*HALVES, *FRESH, *REPORT_SETS), default=list(HALVES),
                         help="task files of eval/annual/ to answer with --data (default: the two halves)")
+    parser.add_argument("--reports", action="store_true", help="the report-level set (reports_tuning/heldout)")
+    parser.add_argument("--generator", choices=("extractive", "fake"), default="extractive",
+                        help="with --reports: also ask through the stand-in model and check its prompts")
+    parser.add_argument("--no-index", action="store_true", help="with --reports: answer over the index as it is")
     args = parser.parse_args()
+    if args.reports:
+        out = args.out if args.out != parser.get_default("out") else REPORTS_OUT
+        _reports_run(out, args.generator, not args.no_index, args.data)
+        return
     if args.rescore:
         _rescore(args.rescore, args.out)
         return

@@ -119,11 +119,16 @@ def says_not_found(text: str) -> bool:
 
 
 def _number_present(spec: Mapping[str, Any], values: Sequence[Decimal]) -> bool:
-    target = Decimal(str(spec["value"]))
+    """Whether ``values`` hold the spec's figure, or one of its ``alternatives`` (the same amount as a table
+    printed it: "in thousands" tables state 4,695,943 for $4,695,943,000), each within the tolerance."""
     tol = Decimal(str(spec.get("tol", 0)))
     rel = Decimal(str(spec.get("rel_tol", 0)))
-    allowed = max(tol, abs(target) * rel)
-    return any(abs(v - target) <= allowed for v in values)
+    for raw in (spec["value"], *spec.get("alternatives", ())):
+        target = Decimal(str(raw))
+        allowed = max(tol, abs(target) * rel)
+        if any(abs(v - target) <= allowed for v in values):
+            return True
+    return False
 
 
 def _alternatives(fact: str | Sequence[str]) -> list[str]:
@@ -158,7 +163,7 @@ def check_expectation(expect: Mapping[str, Any], answer: str, language: str | No
     """Check ``answer`` against a task's expectation; every key present must hold.
 
     Keys: ``exact`` (a string, or a list of accepted strings, that must appear), ``numbers`` (each
-    ``{"value", "tol"?, "rel_tol"?}`` must be stated), ``regex``, ``facts`` (each a string or a list
+    ``{"value", "tol"?, "rel_tol"?, "alternatives"?}`` must be stated), ``regex``, ``facts`` (each a string or a list
     of accepted spellings, all must appear), ``forbidden`` (none may appear), ``not_found`` (the
     answer must say the documents do not cover it), ``no_figure`` (the answer states no amount or
     decimal), ``points`` (at least :data:`POINTS_SHARE` of these key points appear: summaries),
