@@ -122,7 +122,7 @@ _HK_LABEL = re.compile(
     r"(\d{1,5})(?!\d)",
     re.I,
 )
-_HK_SUFFIXED = re.compile(r"(?<![\d.])(\d{4,5})\.HK\b", re.I)
+_HK_SUFFIXED = re.compile(r"(?<![\d.])(\d{4,5})\.HK(?![A-Za-z])", re.I)
 
 
 def hk_codes(text: str) -> list[str]:
@@ -134,7 +134,9 @@ def hk_codes(text: str) -> list[str]:
 
 #: Codes in a question: "002025", "002025.SZ", "00700.HK", "0700.HK", "HK00700", "港股00700", "股票代码 600519".
 _Q_SIX = re.compile(r"(?<![\d.])(\d{6})(?:\.(?:SZ|SH|SS|BJ))?(?!\d)", re.I)
-_Q_HK = re.compile(r"(?<![\dA-Za-z.])(?:HK\s*|港股\s*)?(\d{4,5})\.HK\b|(?:HK|港股|H股)\s*(\d{4,5})(?!\d)", re.I)
+_Q_HK = re.compile(
+    r"(?<![\dA-Za-z.])(?:HK\s*|港股\s*)?(\d{3,5})\.HK(?![A-Za-z])|(?:HK|港股|H股)\s*(\d{3,5})(?!\d)", re.I
+)
 _Q_FIVE = re.compile(r"(?<![\d.])(0\d{4})(?![\d.])")
 
 
@@ -149,7 +151,9 @@ def question_codes(question: str) -> set[str]:
 
 
 # ----------------------------------------------------------------------------------- former names
-_FORMER_CN = re.compile(r"(?:公司)?(?:曾用名|原名称|原名|前称)\s*[:：|]?\s*([\u4e00-\u9fff（）()]{4,40}?(?:公司|集团|银行))")
+_FORMER_CN = re.compile(
+    r"(?:公司)?(?:曾用名|原名称|原名|前称)\s*[:：|]?\s*([\u4e00-\u9fff（）()]{4,40}?(?:公司|集团|银行))"
+)
 _FORMER_EN = re.compile(
     r"\(?\s*formerly(?:\s+known\s+as)?\s+[“\"]?((?:[A-Z][A-Za-z0-9&'’.\-]*[ \t]*){1,6}"
     r"(?:Inc\.?|Corporation|Corp\.?|Limited|Ltd\.?|plc|Holdings|Group|Company)?)",

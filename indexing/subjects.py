@@ -93,7 +93,8 @@ _CN_SHORT = re.compile(
 _CN_CODE = re.compile(
     r"(?:股票代码|证券代码|A\s*股(?:股票)?代码|B\s*股(?:股票)?代码)\s*[:：|]?\s*(\d{6}(?:\s*[、,，/]\s*\d{6})*)"
 )
-_CN_EN_NAME = re.compile(r"公司(?:的)?外文名称(?:（如有）|\(如有\))?\s*[:：|]?\s*([A-Za-z][A-Za-z0-9 ,.&'()\-]{4,80})")
+_CN_EN_NAME = re.compile(r"(?:公司(?:的)?外文名称|(?:公司)?英文名称)(?:（如有）|\(如有\))?"
+                         r"\s*[:：|]?\s*([A-Za-z][A-Za-z0-9 ,.&'()\-]{4,80})")
 _CN_COVER = re.compile(
     r"([\u4e00-\u9fff（）()]{4,40}?(?:股份有限公司|有限责任公司|有限公司|集团公司|银行))\s*"
     r"(\d{4}|[〇零一二三四五六七八九]{4})\s*年\s*(?:年度|半年度|第[一三]季度)?(?:报告|年报)"
@@ -459,7 +460,7 @@ def _aliases(subject: DocumentSubject, text: str) -> list[str]:
         if not name or _any_cjk(name):
             continue
         words = [re.escape(w) for w in re.split(r"\s+", name.strip()) if w]
-        pattern = re.compile(r"\s+".join(words) + r"\s*\(\s*(?:the\s+)?[“\"]?([A-Z][A-Z0-9]{1,5})[”\"]?\s*\)")
+        pattern = re.compile(r",?\s+".join(words) + r"\s*\(\s*(?:the\s+)?[“\"]?([A-Z][A-Z0-9]{1,5})[”\"]?\s*\)")
         for match in pattern.finditer(text[:_MAX_BODY]):
             alias = match.group(1)
             if alias.lower() not in GENERIC_WORDS and alias not in out:

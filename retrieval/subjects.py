@@ -138,8 +138,15 @@ def _latin_text(text: str) -> str:
 
 
 def _latin_keys(subject: DocumentSubject) -> list[str]:
+    """The subject's keys, their short forms, and a Latin name's distinctive part ("aptevo" of "Aptevo
+    Therapeutics Inc."): users call a company by it; a Chinese one is too short alone ("航天")."""
     keys = subject.keys()
-    return list(dict.fromkeys([*keys, *(short_key(k) for k in keys if is_specific(short_key(k)))]))
+    cores = [d for k in keys if not _cjk(k) and len(d := distinctive(k)) >= _MIN_CORE and is_specific(d)]
+    return list(dict.fromkeys([*keys, *(short_key(k) for k in keys if is_specific(short_key(k))), *cores]))
+
+
+#: Letters a Latin name's distinctive part needs to name the company alone.
+_MIN_CORE = 4
 
 
 def _best_match(subject: DocumentSubject, latin: str, cjk: str, question: str) -> tuple[str, str] | None:
@@ -152,7 +159,9 @@ def _best_match(subject: DocumentSubject, latin: str, cjk: str, question: str) -
             best = (key, _display(subject))
     if best is None:
         tickers = set(_TICKER.findall(question)) | set(_DIGITS6.findall(question)) | question_codes(question)
-        for code in subject.codes:
+        # a defined abbreviation in capitals is asked like a ticker ("Ziff Davis, Inc. (ZD)")
+        abbreviations = [n for n in subject.short_names if re.fullmatch(r"[A-Z]{2,5}", n)]
+        for code in [*subject.codes, *abbreviations]:
             if canonical_code(code) in tickers or code in tickers:
                 return code, _display(subject)
     return best
