@@ -132,7 +132,9 @@ def resolve_subjects(question: str, catalog: Mapping[str, CatalogEntry]) -> Subj
 
 
 def _latin_text(text: str) -> str:
-    """ " for ziff davis inc what was " — lower case, words separated by single spaces, padded."""
+    """ " for ziff davis inc what was " — lower case, words separated by single spaces, padded; a Chinese run is a
+    word of its own ("Northwind Analytics的董事长" -> " northwind analytics 的董事长 ")."""
+    text = re.sub(r"([\u4e00-\u9fff]+)", r" \1 ", text)
     words = re.split(r"[\W_]+", text.lower().replace("&", " and "))
     return " " + " ".join(w for w in words if w) + " "
 
