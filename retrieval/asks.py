@@ -4,7 +4,8 @@ Why: a deterministic answerer that settles one ask of two has not answered (DESI
 know, the question path must see how many asks there are. A clause is a separate ask when it carries its own
 question word: "who", "what", "where", "in which", "did" … after "and" or a comma; 谁 / 什么 / 哪 / 多少 /
 如何 / 是否 … in a clause after "，" / "；" / "以及" / "并且" / "同时". Words joined inside one clause
-("董事长和总经理分别是谁", "revenue and net income") stay one ask, whose items the answerer checks itself. Pure functions over text.
+("董事长和总经理分别是谁", "revenue and net income") stay one ask, whose items the answerer checks itself.
+Pure functions over text.
 """
 
 from __future__ import annotations
