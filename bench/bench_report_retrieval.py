@@ -12,7 +12,7 @@ The peer: each PDF page's text (pypdfium2) as a LlamaIndex ``Document`` with its
 
 The reports: the four of ``../shared/annual-dev`` (``--dev``), the A-share PDFs of the DB-GPT examples that are no
 copy of them, and the ``--erc N`` smallest annual reports of the Enterprise RAG Challenge round 2, read from git
-mirrors (``--dbgpt``, ``--erc-repo``; fetched data, never committed: a missing mirror is skipped with a line).
+mirrors (``--dbgpt-repo``, ``--erc-repo``; fetched data, never committed: a missing mirror is skipped with a line).
 Questions: ``questions.jsonl`` of the dev folder (file, question, page), plus ``--questions`` files of the same
 shape (the annualset tuning half when it exists).
 
@@ -59,8 +59,9 @@ def _git(repo: Path, *args: str) -> bytes:
     return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=True).stdout
 
 
-def collect(folder: Path, dev: Path, dbgpt: Path, erc: Path, erc_n: int) -> list[str]:
-    """Copy the reports into ``folder``; the lines say what was skipped and why."""
+def collect(folder: Path, dev: Path, dbgpt: Path, erc: Path, erc_n: int, dbgpt_n: int = 2) -> list[str]:
+    """Copy the reports into ``folder`` (the first ``dbgpt_n`` DB-GPT reports that are no dev report, the ``erc_n``
+    smallest challenge reports); the lines say what was skipped and why."""
     notes: list[str] = []
     folder.mkdir(parents=True, exist_ok=True)
     dev_codes = set()
@@ -69,9 +70,9 @@ def collect(folder: Path, dev: Path, dbgpt: Path, erc: Path, erc_n: int) -> list
     for name in ("002025", "200570", "002099"):  # the dev reports' own codes: the DB-GPT copies are the same PDFs
         dev_codes.add(name)
     if (dbgpt / "HEAD").exists() or (dbgpt / ".git").exists() or dbgpt.is_dir():
-        for path in _git(dbgpt, "ls-tree", "-r", "--name-only", "-z", "HEAD", DBGPT_DIR).decode().split("\0"):
-            if not path.endswith(".pdf") or any(f"__{c}__" in path for c in dev_codes):
-                continue
+        paths = _git(dbgpt, "ls-tree", "-r", "--name-only", "-z", "HEAD", DBGPT_DIR).decode().split("\0")
+        fresh = [p for p in paths if p.endswith(".pdf") and not any(f"__{c}__" in p for c in dev_codes)]
+        for path in fresh[:dbgpt_n]:
             target = folder / f"dbgpt_{path.split('__')[2]}.pdf"
             if not target.exists():
                 target.write_bytes(_git(dbgpt, "show", f"HEAD:{path}"))
@@ -189,9 +190,10 @@ def report_lines(questions: Sequence[Question], rows: Sequence[tuple[str, list[R
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dev", type=Path, default=DEV)
-    parser.add_argument("--dbgpt", type=Path, default=DBGPT)
+    parser.add_argument("--dbgpt-repo", type=Path, default=DBGPT)
     parser.add_argument("--erc-repo", type=Path, default=ERC)
     parser.add_argument("--erc", type=int, default=5, help="the N smallest round-2 reports")
+    parser.add_argument("--dbgpt", type=int, default=1, help="the first N DB-GPT reports that are no dev report")
     parser.add_argument("--questions", type=Path, nargs="*", default=[])
     parser.add_argument("--work", type=Path, default=Path("/tmp/bench_report_retrieval"))
     parser.add_argument("--data", type=Path, help="a data folder already holding the reports of --work/kb")
@@ -201,7 +203,7 @@ def main() -> None:
         print(f"skipped: no annual-dev set at {args.dev} (questions.jsonl and its PDFs)")
         return
     folder = args.work / "kb"
-    notes = collect(folder, args.dev, args.dbgpt, args.erc_repo, args.erc)
+    notes = collect(folder, args.dev, args.dbgpt_repo, args.erc_repo, args.erc, args.dbgpt)
     questions = load_questions([args.dev / "questions.jsonl", *args.questions])
     settings = load_settings().model_copy(update={"data_dir": args.data or args.work / "data"})
     index_s = None if args.data else index(settings, folder)

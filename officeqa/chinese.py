@@ -50,9 +50,9 @@ def to_simplified(text: str) -> str:
     """``text`` with Traditional Chinese converted to Simplified ("騰訊控股" -> "腾讯控股"); other text as it is."""
     if not has_traditional(text):
         return text
-    return _convert(text) if len(text) <= 512 else _converter().convert(text)
+    return _convert(text) if len(text) <= 512 else str(_converter().convert(text))
 
 
 @lru_cache(maxsize=4096)
 def _convert(text: str) -> str:
-    return _converter().convert(text)
+    return str(_converter().convert(text))

@@ -57,6 +57,8 @@ def restem_postings(conn: Any, s: str) -> None:
     rows = conn.execute(f"SELECT term_id, term FROM {s}.bm25_terms WHERE df > 0").fetchall()
     changed = [(int(term_id), new) for term_id, term in rows if (new := upgrade_term(term)) != term]
     chunks = int(conn.execute(f"SELECT n FROM {s}.bm25_stats WHERE id = 1").fetchone()[0] or 0)
+    for temp in ("bm25_restem", "bm25_remap", "bm25_moved"):  # schema 4 and 5 may run in one transaction
+        conn.execute(f"DROP TABLE IF EXISTS pg_temp.{temp}")
     if changed:
         log.warning("BM25 in %s: tokenizer -> %d (English stemmed, Traditional folded), re-terming %d terms of %d "
                     "chunks", s, BM25_TOKENIZER_VERSION, len(changed), chunks)
