@@ -133,7 +133,7 @@ def _page(meta: dict[str, Any]) -> int | None:
 
 def peer(folder: Path, questions: Sequence[Question]) -> tuple[list[Ranked], float]:
     """LlamaIndex SentenceSplitter(1024, 200) over page texts, bm25s over jieba tokens; (rankings, build seconds)."""
-    import bm25s
+    import bm25s  # type: ignore[import-untyped]
     import jieba
     import pypdfium2
     from llama_index.core import Document
