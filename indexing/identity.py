@@ -26,6 +26,7 @@ from officeqa.chinese import to_simplified
 from officeqa.words import word_list
 
 __all__ = [
+    "CN_REGIONS",
     "canonical_code",
     "distinctive",
     "fold",
@@ -61,10 +62,62 @@ def _generic() -> tuple[tuple[str, ...], frozenset[str]]:
     return chinese, latin
 
 
+#: Places a Chinese company name may lead with ("贵州航天电器" is also called "航天电器").
+CN_REGIONS = (
+    "北京",
+    "天津",
+    "上海",
+    "重庆",
+    "河北",
+    "山西",
+    "辽宁",
+    "吉林",
+    "黑龙江",
+    "江苏",
+    "浙江",
+    "安徽",
+    "福建",
+    "江西",
+    "山东",
+    "河南",
+    "湖北",
+    "湖南",
+    "广东",
+    "海南",
+    "四川",
+    "贵州",
+    "云南",
+    "陕西",
+    "甘肃",
+    "青海",
+    "台湾",
+    "内蒙古",
+    "广西",
+    "西藏",
+    "宁夏",
+    "新疆",
+    "香港",
+    "澳门",
+    "深圳",
+    "广州",
+    "杭州",
+    "南京",
+    "苏州",
+    "常州",
+    "无锡",
+    "宁波",
+    "厦门",
+    "青岛",
+    "大连",
+    "武汉",
+    "成都",
+    "西安",
+    "中国",
+)
+
+
 @cache
 def _regions() -> tuple[str, ...]:
-    from indexing.subjects import CN_REGIONS  # the places a Chinese name may lead with (one list)
-
     return tuple(sorted(CN_REGIONS, key=len, reverse=True))
 
 

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from indexing.identity import canonical_code, fold, former_names, hk_codes, printed_form
+from indexing.identity import CN_REGIONS, canonical_code, fold, former_names, hk_codes, printed_form
 from officeqa.chinese import has_traditional
 from officeqa.domain import ParsedDocument
 
@@ -101,57 +101,6 @@ _CN_COVER = re.compile(
 )
 _CN_COMPANY = re.compile(r"([\u4e00-\u9fff（）()]{2,30}?(?:股份有限公司|有限责任公司|有限公司|集团公司))")
 _CN_LEGAL_SUFFIX = re.compile(r"(?:集团)?(?:股份有限公司|有限责任公司|有限公司|集团公司)$")
-CN_REGIONS = (
-    "北京",
-    "天津",
-    "上海",
-    "重庆",
-    "河北",
-    "山西",
-    "辽宁",
-    "吉林",
-    "黑龙江",
-    "江苏",
-    "浙江",
-    "安徽",
-    "福建",
-    "江西",
-    "山东",
-    "河南",
-    "湖北",
-    "湖南",
-    "广东",
-    "海南",
-    "四川",
-    "贵州",
-    "云南",
-    "陕西",
-    "甘肃",
-    "青海",
-    "台湾",
-    "内蒙古",
-    "广西",
-    "西藏",
-    "宁夏",
-    "新疆",
-    "香港",
-    "澳门",
-    "深圳",
-    "广州",
-    "杭州",
-    "南京",
-    "苏州",
-    "常州",
-    "无锡",
-    "宁波",
-    "厦门",
-    "青岛",
-    "大连",
-    "武汉",
-    "成都",
-    "西安",
-    "中国",
-)
 _TICKER_EXCHANGE = re.compile(
     r"(?<![A-Za-z])([A-Z]{1,5}(?:\.[A-Z])?)\s+(?:The\s+)?(?:Nasdaq|NASDAQ|New York Stock Exchange|NYSE|"
     r"Toronto Stock Exchange|TSX)"
