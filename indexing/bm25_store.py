@@ -18,9 +18,9 @@ load, is reported as :class:`StoreDamaged` naming the file and the command that
 rebuilds it (``officeqa check --repair``: from the texts the vector store keeps).
 
 Tokenizer versions: the snapshot's meta records ``tokenizer``
-(``officeqa.text_tokens.BM25_TOKENIZER_VERSION``; absent = 1, before English stemming). A snapshot of
-an older version is re-termed when it is loaded (:meth:`BM25Index.with_terms`: its log records are
-replayed first, in the old terms they were written in), and the next writer persists it as a new
+(``officeqa.text_tokens.BM25_TOKENIZER_VERSION``; absent = 1, before English stemming; 3 folds Traditional
+Chinese). A snapshot of an older version is re-termed when it is loaded (:meth:`BM25Index.with_terms`: its log
+records are replayed first, in the old terms they were written in), and the next writer persists it as a new
 snapshot of a new epoch before it appends anything (:meth:`BM25Store.persist_upgrade`, which
 ``Stores`` also calls on open when no writer is busy). A crash before that write leaves the old
 snapshot and log, so the next open re-terms again; nothing indexed is lost and no record of old
@@ -40,7 +40,7 @@ from pathlib import Path
 
 from indexing.bm25_index import BM25Index
 from officeqa.errors import StoreDamaged
-from officeqa.text_tokens import BM25_TOKENIZER_VERSION, bm25_terms, stem_term
+from officeqa.text_tokens import BM25_TOKENIZER_VERSION, bm25_terms, upgrade_term
 
 _LOG_FORMAT = "officeqa-bm25-log/1"
 _FOLD_MIN_BYTES = 32 << 20  # fold once the log is above this and above the snapshot's size
@@ -112,9 +112,10 @@ class BM25Store:
         """Re-term the loaded index (snapshot and log, both in the old terms) to the current tokenizer."""
         assert self._index is not None
         started = time.monotonic()
-        log.warning("BM25 index %s: tokenizer version %d -> %d (English words stemmed), re-terming %d chunks",
+        log.warning("BM25 index %s: tokenizer version %d -> %d (English words stemmed, Traditional Chinese folded), "
+                    "re-terming %d chunks",
                     self.snapshot_path, version, BM25_TOKENIZER_VERSION, len(self._index))
-        self._index = self._index.with_terms(stem_term)
+        self._index = self._index.with_terms(upgrade_term)
         self._upgraded = True
         log.warning("BM25 index %s: re-termed in %.1f s", self.snapshot_path, time.monotonic() - started)
 

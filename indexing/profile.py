@@ -27,6 +27,7 @@ from pathlib import PurePath
 from typing import Any
 
 from indexing.chunking.versions import detect_version
+from indexing.identity import fold
 from indexing.subjects import DocumentSubject, entity_key, extract_subject, is_specific
 from officeqa.domain import Block, BlockRole, BlockType, ParsedDocument
 from officeqa.scripts import detect_language
@@ -98,8 +99,9 @@ class DocumentProfile:
 
 
 def name_key(text: str) -> str:
-    """A name compared loosely: version marks and punctuation removed, Latin lower-cased."""
-    stripped = _VERSION_MARKS.sub(" ", text)
+    """A name compared loosely: folded (Traditional as Simplified), version marks and punctuation removed, Latin
+    lower-cased."""
+    stripped = _VERSION_MARKS.sub(" ", fold(text))
     return _NOT_NAME_CHARS.sub("", stripped).lower()
 
 

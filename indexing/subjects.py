@@ -22,6 +22,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import PurePath
 from typing import Any
 
+from indexing.identity import CN_REGIONS, canonical_code, fold, former_names, hk_codes, printed_form
+from officeqa.chinese import has_traditional
 from officeqa.domain import ParsedDocument
 
 #: Pages read for the subject (cover, 公司简介, 10-K cover and its first items).
@@ -85,67 +87,20 @@ _COVER_NAME = re.compile(r"^\s*([A-Z][A-Za-z0-9&'’.\- ]{2,40}?)\s+annual repor
 _TITLE_NOISE = re.compile(r"^(?:microsoft\s+(?:word|excel|powerpoint)\s*[-–]\s*)", re.I)
 _CN_FULL = re.compile(r"公司(?:的)?中文名称\s*[:：]?\s*([\u4e00-\u9fff（）()]{4,40}?(?:公司|集团|银行))")
 _CN_SHORT = re.compile(
-    r"(?:公司(?:的)?中文简称|股票简称|证券简称|A\s*股简称)\s*[:：|]?\s*([\u4e00-\u9fffA-Z*]{2,12}(?:\s*[AB])?)"
+    r"(?:公司(?:的)?中文简称|股票简称|证券简称|股份简称|A\s*股简称|H\s*股简称)\s*[:：|]?\s*"
+    r"([\u4e00-\u9fffA-Z*]{2,12}(?:\s*[AB])?)"
 )
-_CN_CODE = re.compile(r"(?:股票代码|证券代码|A\s*股代码|B\s*股代码)\s*[:：|]?\s*(\d{6}(?:\s*[、,，/]\s*\d{6})*)")
-_CN_EN_NAME = re.compile(r"公司(?:的)?外文名称(?:（如有）|\(如有\))?\s*[:：|]?\s*([A-Za-z][A-Za-z0-9 ,.&'()\-]{4,80})")
+_CN_CODE = re.compile(
+    r"(?:股票代码|证券代码|A\s*股(?:股票)?代码|B\s*股(?:股票)?代码)\s*[:：|]?\s*(\d{6}(?:\s*[、,，/]\s*\d{6})*)"
+)
+_CN_EN_NAME = re.compile(r"(?:公司(?:的)?外文名称|(?:公司)?英文名称)(?:（如有）|\(如有\))?"
+                         r"\s*[:：|]?\s*([A-Za-z][A-Za-z0-9 ,.&'()\-]{4,80})")
 _CN_COVER = re.compile(
     r"([\u4e00-\u9fff（）()]{4,40}?(?:股份有限公司|有限责任公司|有限公司|集团公司|银行))\s*"
-    r"(\d{4})\s*年\s*(?:年度|半年度|第[一三]季度)?报告"
+    r"(\d{4}|[〇零一二三四五六七八九]{4})\s*年\s*(?:年度|半年度|第[一三]季度)?(?:报告|年报)"
 )
 _CN_COMPANY = re.compile(r"([\u4e00-\u9fff（）()]{2,30}?(?:股份有限公司|有限责任公司|有限公司|集团公司))")
 _CN_LEGAL_SUFFIX = re.compile(r"(?:集团)?(?:股份有限公司|有限责任公司|有限公司|集团公司)$")
-_CN_REGIONS = (
-    "北京",
-    "天津",
-    "上海",
-    "重庆",
-    "河北",
-    "山西",
-    "辽宁",
-    "吉林",
-    "黑龙江",
-    "江苏",
-    "浙江",
-    "安徽",
-    "福建",
-    "江西",
-    "山东",
-    "河南",
-    "湖北",
-    "湖南",
-    "广东",
-    "海南",
-    "四川",
-    "贵州",
-    "云南",
-    "陕西",
-    "甘肃",
-    "青海",
-    "台湾",
-    "内蒙古",
-    "广西",
-    "西藏",
-    "宁夏",
-    "新疆",
-    "香港",
-    "澳门",
-    "深圳",
-    "广州",
-    "杭州",
-    "南京",
-    "苏州",
-    "常州",
-    "无锡",
-    "宁波",
-    "厦门",
-    "青岛",
-    "大连",
-    "武汉",
-    "成都",
-    "西安",
-    "中国",
-)
 _TICKER_EXCHANGE = re.compile(
     r"(?<![A-Za-z])([A-Z]{1,5}(?:\.[A-Z])?)\s+(?:The\s+)?(?:Nasdaq|NASDAQ|New York Stock Exchange|NYSE|"
     r"Toronto Stock Exchange|TSX)"
@@ -159,7 +114,9 @@ _FISCAL_YEAR_EN = re.compile(
 _YEAR_NEAR_REPORT = re.compile(
     r"(?:(20\d\d|19\d\d)\s+annual report|annual report\s*(?:and 10-K\s*)?(20\d\d|19\d\d))", re.I
 )
-_CN_YEAR = re.compile(r"(\d{4})\s*年\s*(?:年度|半年度|第[一三]季度)?(?:报告|年报)")
+_CN_YEAR = re.compile(r"(\d{4}|[〇零一二三四五六七八九]{4})\s*年\s*(?:年度|半年度|第[一三]季度)?(?:报告|年报)")
+#: A year written in Chinese numerals on a Hong Kong cover ("二零二三年年報").
+_CN_DIGITS = str.maketrans("〇零一二三四五六七八九", "00123456789")
 _YEAR = re.compile(r"(?<!\d)(20[0-4]\d|19[89]\d)(?!\d)")
 
 # ----------------------------------------------------------------------------------- generic words
@@ -302,7 +259,8 @@ class DocumentSubject:
 
     ``entity``: the full name as printed ("贵州航天电器股份有限公司", "Aptevo Therapeutics Inc.").
     ``short_names``: what questions call it ("航天电器", "Aptevo Therapeutics", "MongoDB").
-    ``english_name``: a Chinese company's 外文名称. ``codes``: stock codes and tickers ("002025", "APVO").
+    ``english_name``: a Chinese company's 外文名称. ``codes``: stock codes and tickers in canonical form
+    (``indexing.identity.canonical_code``: "002025", "00700.HK", "APVO"). ``former_names``: 曾用名 / "formerly".
     ``kind``: one of the ``KIND_*`` constants, or "" when the document is no report.
     ``fiscal_year`` / ``period``: the year the report covers and the period as printed.
     ``sources``: field -> where it was read ("公司简介", "cover", "registrant", "metadata", "frequency"),
@@ -319,10 +277,12 @@ class DocumentSubject:
     period: str = ""
     sources: dict[str, str] = field(default_factory=dict)
     other_entities: list[str] = field(default_factory=list)
+    former_names: list[str] = field(default_factory=list)
 
     def names(self) -> list[str]:
         """Every name of the entity, longest first (full, English, short)."""
-        out = [n for n in (self.entity, self.english_name, *self.short_names, *self.other_entities) if n]
+        out = [n for n in (self.entity, self.english_name, *self.short_names, *self.other_entities,
+                            *self.former_names) if n]
         return sorted(dict.fromkeys(out), key=len, reverse=True)
 
     def keys(self) -> list[str]:
@@ -359,9 +319,10 @@ _KEY_DROP = re.compile(r"[\s\W_]+", re.UNICODE)
 def entity_key(name: str) -> str:
     """A name compared loosely: Latin lower-cased, legal suffixes dropped, words joined by one space.
 
-    "Aptevo Therapeutics INC." -> "aptevo therapeutics"; "贵州航天电器股份有限公司" -> "贵州航天电器".
+    "Aptevo Therapeutics INC." -> "aptevo therapeutics"; "贵州航天电器股份有限公司" -> "贵州航天电器"; Traditional
+    Chinese is folded to Simplified first ("騰訊控股有限公司" -> "腾讯控股").
     """
-    text = name.strip()
+    text = fold(name).strip()
     if any("\u4e00" <= ch <= "\u9fff" for ch in text):
         text = re.sub(r"[\s（）()]+", "", text)
         return _CN_LEGAL_SUFFIX.sub("", text)
@@ -420,8 +381,14 @@ def first_texts(document: ParsedDocument) -> list[str]:
 def subject_from_text(text: str, title: str = "", stem: str = "", body: str = "") -> DocumentSubject:
     """The subject read from a document's first-pages text, metadata title, file stem and whole text (pure)."""
     subject = DocumentSubject()
+    printed = text
+    if has_traditional(text[:20000]):  # a Traditional report is read in Simplified; its names kept as printed
+        text, title = fold(text), fold(title)
     if _has_cjk(text[:4000]):
         _chinese(text, subject)
+        if text is not printed:
+            subject.entity = printed_form(subject.entity, text, printed) if subject.entity else ""
+            subject.short_names = [printed_form(n, text, printed) for n in subject.short_names]
     subject.kind = _kind(text[:6000], title, stem)
     if not subject.entity:
         _english(text, title, subject, body)
@@ -430,6 +397,8 @@ def subject_from_text(text: str, title: str = "", stem: str = "", body: str = ""
     for alias in _aliases(subject, body or text):
         if alias not in subject.short_names and alias not in subject.codes:
             subject.short_names.append(alias)
+    subject.former_names = [n for n in former_names(text[:_MAX_TEXT]) if entity_key(n) != entity_key(subject.entity)]
+    subject.codes = list(dict.fromkeys([*(canonical_code(c) for c in subject.codes), *hk_codes(text[:_MAX_TEXT])]))
     return subject
 
 
@@ -440,7 +409,7 @@ def _aliases(subject: DocumentSubject, text: str) -> list[str]:
         if not name or _any_cjk(name):
             continue
         words = [re.escape(w) for w in re.split(r"\s+", name.strip()) if w]
-        pattern = re.compile(r"\s+".join(words) + r"\s*\(\s*(?:the\s+)?[“\"]?([A-Z][A-Z0-9]{1,5})[”\"]?\s*\)")
+        pattern = re.compile(r",?\s+".join(words) + r"\s*\(\s*(?:the\s+)?[“\"]?([A-Z][A-Z0-9]{1,5})[”\"]?\s*\)")
         for match in pattern.finditer(text[:_MAX_BODY]):
             alias = match.group(1)
             if alias.lower() not in GENERIC_WORDS and alias not in out:
@@ -665,7 +634,7 @@ def _short_names(subject: DocumentSubject) -> list[str]:
     if entity and _any_cjk(entity):
         core = _CN_LEGAL_SUFFIX.sub("", re.sub(r"[（）()]", "", entity))
         names.append(core)
-        for region in _CN_REGIONS:
+        for region in CN_REGIONS:
             if core.startswith(region) and len(core) - len(region) >= 2:
                 names.append(core[len(region) :])
                 break
@@ -701,7 +670,7 @@ def _period(text: str, title: str) -> tuple[int | None, str]:
     head = text[:12000]
     match = _CN_YEAR.search(head[:3000]) if _has_cjk(head[:3000]) else None
     if match:
-        return int(match.group(1)), _squash(match.group(0))
+        return int(match.group(1).translate(_CN_DIGITS)), _squash(match.group(0))
     # the latest year the first pages say a period ended or a report is for: a letter to shareholders before
     # the cover compares with "the year ended December 31, 2021" in a 2022 report
     found = [*_FISCAL_YEAR_EN.finditer(head)]

@@ -1,4 +1,5 @@
-"""Chinese/English tokens for BM25: jieba search mode, folded, lower-cased, stop words dropped.
+"""Chinese/English tokens for BM25: jieba search mode, folded (full width, Traditional), lower-cased, stop words
+dropped.
 
 Search mode (``cut_for_search``) emits a long word and its shorter dictionary words
 ("中华人民共和国" -> "中华", "华人", "人民", "共和", "共和国", "中华人民共和国"), so a query
@@ -20,6 +21,7 @@ import unicodedata
 from functools import cache, lru_cache
 from typing import Any
 
+from officeqa.chinese import to_simplified
 from officeqa.words import word_set
 
 
@@ -45,8 +47,9 @@ def _is_punctuation_or_space(token: str) -> bool:
 
 
 def normalise_text(text: str) -> str:
-    """Full-width folded (NFKC) and lower-cased, the form both documents and queries are tokenized in."""
-    return unicodedata.normalize("NFKC", text).lower()
+    """Full-width folded (NFKC), Traditional Chinese as Simplified (OpenCC) and lower-cased: the form both
+    documents and queries are tokenized in, so "研發" in a Hong Kong report meets "研发" in a question."""
+    return to_simplified(unicodedata.normalize("NFKC", text)).lower()
 
 
 def tokenize_for_bm25(text: str) -> list[str]:
@@ -62,8 +65,9 @@ def tokenize_for_bm25(text: str) -> list[str]:
 
 #: What :func:`bm25_terms` produces; stored with every BM25 index (snapshot meta, PostgreSQL schema version),
 #: so an index built by an older tokenizer is re-termed on open (indexing/bm25_store.py,
-#: indexing/postgres/bm25_restem.py). 1: jieba tokens; 2: jieba tokens, English words stemmed.
-BM25_TOKENIZER_VERSION = 2
+#: indexing/postgres/bm25_restem.py). 1: jieba tokens; 2: jieba tokens, English words stemmed; 3: Traditional
+#: Chinese folded to Simplified first.
+BM25_TOKENIZER_VERSION = 3
 _MAX_STEMMED = 64  # longer runs of letters are not words (base64, hashes): kept as they are
 
 
@@ -85,6 +89,12 @@ def stem_term(token: str) -> str:
     if token.isascii() and token.isalpha() and len(token) <= _MAX_STEMMED:
         return str(_stemmer().stemWord(token))
     return token
+
+
+def upgrade_term(term: str) -> str:
+    """A term of an older BM25 index in the current tokenizer's form: Traditional folded, English stemmed (the
+    re-terming of ``indexing/bm25_store.py`` and ``indexing/postgres/bm25_restem.py``)."""
+    return stem_term(to_simplified(term))
 
 
 def bm25_terms(text: str) -> list[str]:

@@ -21,7 +21,8 @@ __all__ = ["PHRASE_TABLES", "WORD_LISTS", "phrase_table", "word_list", "word_set
 
 #: The shipped lists, by name (the file is ``<name>.txt``).
 WORD_LISTS = (
-    "comparison_words", "company_fillers_zh", "count_fillers", "interrogatives", "money_nouns", "question_words",
+    "comparison_words", "company_fillers_zh", "company_generic", "count_fillers", "interrogatives", "money_nouns",
+    "question_words",
     "stop_words",
 )
 #: The shipped phrase tables, by name (the file is ``<name>.txt``).

@@ -42,6 +42,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "version_reason": "判断为同一文档的版本的依据：{reason}。",
         "subject_missing": "未找到：知识库中没有关于{names}的文档，因此不从其他公司的报告作答。",
         "subject_missing_known": "知识库中的报告涉及：{known}。",
+        # complete or hand over (retrieval/answerers/handover.py)
+        "no_exact_answer": "无法给出确切答案：问题中的{missing}未能从文档中确定。",
+        "candidates_header": "以下是找到的候选内容（仅供参考，并非完整答案）：",
         "subject_partly_missing": "知识库中没有关于{names}的文档；以下只根据其余公司的报告作答。",
         "yes_no_yes": "是。文档中有相关记载：",
         "yes_no_not_found": "未找到：范围内的文档没有提到这一点。",
@@ -99,6 +102,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "subject_missing": "Not found: the knowledge base has no document about {names}, so no other company's report "
         "is used to answer.",
         "subject_missing_known": "Its reports are about: {known}.",
+        "no_exact_answer": "No exact answer: {missing} of the question could not be settled from the documents.",
+        "candidates_header": "Candidates found (for reference, not a complete answer):",
         "subject_partly_missing": "The knowledge base has no document about {names}; the answer rests on the other "
         "companies' reports only.",
         "yes_no_yes": "Yes. The documents mention it:",

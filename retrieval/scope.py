@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Literal
 
+from indexing.identity import distinctive
 from indexing.profile import content_overlap, family_key, name_key
 from indexing.subjects import GENERIC_WORDS, KIND_ANNUAL, entity_key
 from retrieval.catalog import CatalogEntry
@@ -232,6 +233,9 @@ def _name_match(question_key: str, entry: CatalogEntry) -> tuple[int, str] | Non
         common = key if key in question_key else _longest_common(question_key, key)
         if len(common) < MIN_NAME_CHARS or not _meaningful(common):
             continue
+        if _is_report(entry) and not distinctive(common):
+            continue  # "生物科技" shared by two companies' report titles names neither
+
         if common.isascii() and len(_GENERIC_LATIN.sub("", common)) < 6:
             continue  # "document" shared by "the DA-619p document" and "MinerU supports DOCX document parsing"
         # A long title shares a generic word with many questions; ask for half the title or 6+ characters.
@@ -240,6 +244,10 @@ def _name_match(question_key: str, entry: CatalogEntry) -> tuple[int, str] | Non
         if best is None or len(common) > best[0]:
             best = (len(common), name)
     return best
+
+
+def _is_report(entry: CatalogEntry) -> bool:
+    return entry.profile.subject is not None and bool(entry.profile.subject.kind)
 
 
 def _meaningful(common: str) -> bool:

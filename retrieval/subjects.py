@@ -7,8 +7,11 @@ Why not titles: in a knowledge base of many similar documents the titles are ali
 fiscal year) was read from its first pages at index time; here the question is matched against
 those names. The rules:
 
+* both sides are folded first (NFKC, Traditional -> Simplified by OpenCC: "騰訊" is "腾讯");
 * a name counts when it appears in the question as whole words (Latin, case-insensitive, legal
-  suffixes ignored) or as a run of characters (Chinese); stock codes and tickers as exact tokens;
+  suffixes ignored) or as a run of characters (Chinese), and only when it has a distinctive part
+  (``indexing.identity.distinctive``: a name made of shared words, "生物科技", "Technology Holdings",
+  decides nothing); stock codes in canonical form ("002025", "00700.HK") and tickers as exact tokens;
 * the longest match wins where two matches overlap ("Odyssey Gold" over "Odyssey");
 * every company named is kept (two companies -> both, for a side-by-side answer);
 * of one company's reports, those of the year the question names, else the newest fiscal year;
@@ -29,6 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from indexing.identity import canonical_code, distinctive, fold, question_codes, same_distinctive
 from indexing.subjects import GENERIC_WORDS, DocumentSubject, entity_key, is_specific, short_key
 from retrieval.catalog import CatalogEntry
 
@@ -99,6 +103,7 @@ def question_years(question: str) -> list[int]:
 
 def resolve_subjects(question: str, catalog: Mapping[str, CatalogEntry]) -> SubjectScope | None:
     """The subject scope of ``question``, or None when it names no company (retrieval decides then)."""
+    question = fold(question)
     latin = _latin_text(question)
     cjk = re.sub(r"\s+", "", question)
     hits: dict[str, tuple[str, str]] = {}  # doc id -> (matched key, the name as the document spells it)
@@ -127,14 +132,23 @@ def resolve_subjects(question: str, catalog: Mapping[str, CatalogEntry]) -> Subj
 
 
 def _latin_text(text: str) -> str:
-    """ " for ziff davis inc what was " — lower case, words separated by single spaces, padded."""
+    """ " for ziff davis inc what was " — lower case, words separated by single spaces, padded; a Chinese run is a
+    word of its own ("Northwind Analytics的董事长" -> " northwind analytics 的董事长 ")."""
+    text = re.sub(r"([\u4e00-\u9fff]+)", r" \1 ", text)
     words = re.split(r"[\W_]+", text.lower().replace("&", " and "))
     return " " + " ".join(w for w in words if w) + " "
 
 
 def _latin_keys(subject: DocumentSubject) -> list[str]:
+    """The subject's keys, their short forms, and a Latin name's distinctive part ("aptevo" of "Aptevo
+    Therapeutics Inc."): users call a company by it; a Chinese one is too short alone ("航天")."""
     keys = subject.keys()
-    return list(dict.fromkeys([*keys, *(short_key(k) for k in keys if is_specific(short_key(k)))]))
+    cores = [d for k in keys if not _cjk(k) and len(d := distinctive(k)) >= _MIN_CORE and is_specific(d)]
+    return list(dict.fromkeys([*keys, *(short_key(k) for k in keys if is_specific(short_key(k))), *cores]))
+
+
+#: Letters a Latin name's distinctive part needs to name the company alone.
+_MIN_CORE = 4
 
 
 def _best_match(subject: DocumentSubject, latin: str, cjk: str, question: str) -> tuple[str, str] | None:
@@ -143,12 +157,14 @@ def _best_match(subject: DocumentSubject, latin: str, cjk: str, question: str) -
     for key in _latin_keys(subject):
         cjk_key = any("\u4e00" <= ch <= "\u9fff" for ch in key)
         hit = key in cjk if cjk_key else f" {key} " in latin
-        if hit and (best is None or len(key) > len(best[0])):
+        if hit and distinctive(key) and (best is None or len(key) > len(best[0])):
             best = (key, _display(subject))
     if best is None:
-        tickers = set(_TICKER.findall(question)) | set(_DIGITS6.findall(question))
-        for code in subject.codes:
-            if code in tickers:
+        tickers = set(_TICKER.findall(question)) | set(_DIGITS6.findall(question)) | question_codes(question)
+        # a defined abbreviation in capitals is asked like a ticker ("Ziff Davis, Inc. (ZD)")
+        abbreviations = [n for n in subject.short_names if re.fullmatch(r"[A-Z]{2,5}", n)]
+        for code in [*subject.codes, *abbreviations]:
+            if canonical_code(code) in tickers or code in tickers:
                 return code, _display(subject)
     return best
 
@@ -215,12 +231,14 @@ def _known_names(
 
 
 def _same_company(key: str, known: str) -> bool:
-    """True when one key holds the other: as whole words (Latin) or as characters (Chinese)."""
+    """True when one key holds the other as whole words (Latin), or their distinctive parts agree (Chinese); the
+    part held must itself be distinctive ("technology holdings" inside two names decides nothing)."""
     if not known:
         return False
     if _cjk(key) or _cjk(known):
-        return known in key or key in known
-    return _has_words(key, known) or _has_words(known, key)
+        return same_distinctive(key, known)  # "贝达生物" is not "华熙生物": the shared "生物" never decides
+    held = _has_words(key, known) or _has_words(known, key)
+    return held and bool(distinctive(known if len(known) <= len(key) else key))
 
 
 def _question_companies(question: str) -> list[tuple[str, bool]]:

@@ -1,4 +1,5 @@
-"""Schema version 4: the PostgreSQL BM25 postings re-termed to the stemming tokenizer, in one transaction.
+"""Schema versions 4 and 5: the PostgreSQL BM25 postings re-termed to the current tokenizer (4: English words
+stemmed; 5: Traditional Chinese folded to Simplified), in one transaction.
 
 Why re-term and not re-tokenize: the postings hold jieba's tokens, and the current terms are those
 tokens stemmed one by one (``officeqa.text_tokens.bm25_terms``), so mapping each stored term to its
@@ -17,7 +18,7 @@ import time
 from typing import Any
 
 from indexing.postgres.bm25 import script_code
-from officeqa.text_tokens import BM25_TOKENIZER_VERSION, stem_term
+from officeqa.text_tokens import BM25_TOKENIZER_VERSION, upgrade_term
 
 log = logging.getLogger(__name__)
 
@@ -53,11 +54,13 @@ def restem_postings(conn: Any, s: str) -> None:
     """Re-term every live BM25 posting of schema ``s`` to :data:`BM25_TOKENIZER_VERSION` (inside the caller's
     transaction) and record the version in ``meta`` (``bm25_tokenizer``)."""
     started = time.monotonic()
-    rows = conn.execute(f"SELECT term_id, term FROM {s}.bm25_terms WHERE df > 0 AND term ~ '^[A-Za-z]+$'").fetchall()
-    changed = [(int(term_id), stem_term(term)) for term_id, term in rows if stem_term(term) != term]
+    rows = conn.execute(f"SELECT term_id, term FROM {s}.bm25_terms WHERE df > 0").fetchall()
+    changed = [(int(term_id), new) for term_id, term in rows if (new := upgrade_term(term)) != term]
     chunks = int(conn.execute(f"SELECT n FROM {s}.bm25_stats WHERE id = 1").fetchone()[0] or 0)
+    for temp in ("bm25_restem", "bm25_remap", "bm25_moved"):  # schema 4 and 5 may run in one transaction
+        conn.execute(f"DROP TABLE IF EXISTS pg_temp.{temp}")
     if changed:
-        log.warning("BM25 in %s: tokenizer version 1 -> %d (English words stemmed), re-terming %d terms of %d "
+        log.warning("BM25 in %s: tokenizer -> %d (English stemmed, Traditional folded), re-terming %d terms of %d "
                     "chunks", s, BM25_TOKENIZER_VERSION, len(changed), chunks)
         conn.execute("CREATE TEMP TABLE bm25_restem (old_id integer PRIMARY KEY, new_term text NOT NULL, "
                      "script smallint NOT NULL) ON COMMIT DROP")

@@ -107,6 +107,8 @@ MIGRATIONS: list[tuple[int, list[Step]]] = [
     # BM25 terms with English words stemmed (officeqa.text_tokens.BM25_TOKENIZER_VERSION 2): the postings of
     # an older schema re-termed in this transaction (indexing/postgres/bm25_restem.py).
     (4, [restem_postings]),
+    # Traditional Chinese terms folded to Simplified (BM25_TOKENIZER_VERSION 3), re-termed the same way.
+    (5, [restem_postings]),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
-from typing import Any
+
+from officeqa.chinese import to_simplified as simplified
 
 __all__ = ["clean_label", "label_key", "to_simplified", "unit_of_label"]
 
@@ -59,24 +60,9 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 @lru_cache(maxsize=65_536)
 def to_simplified(text: str) -> str:
-    """``text`` with traditional Chinese characters folded to simplified (OpenCC's t2s tables); other text as it
-    is. Cached: the same row labels and question words are folded again and again."""
+    """``text`` with traditional Chinese characters folded to simplified (OpenCC's t2s, one converter for the
+    whole product: ``officeqa.chinese``); other text as it is. Cached: the same row labels and question words are
+    folded again and again."""
     if not _CJK.search(text):
         return text
-    converter, traditional = _t2s()
-    if not any(ch in traditional for ch in text):  # most text is simplified already: skip the slow converter
-        return text
-    return str(converter.convert(text))
-
-
-@lru_cache(maxsize=1)
-def _t2s() -> tuple[Any, frozenset[str]]:
-    """The OpenCC converter and the characters its traditional-to-simplified table maps, built once (reading
-    its dictionaries takes ~0.1 s)."""
-    from importlib import resources
-
-    import opencc
-
-    table = resources.files("opencc").joinpath("dictionary", "TSCharacters.txt").read_text(encoding="utf-8")
-    traditional = frozenset(line.split("\t", 1)[0] for line in table.splitlines() if line and "\t" in line)
-    return opencc.OpenCC("t2s"), traditional
+    return simplified(text)

@@ -17,6 +17,7 @@ from indexing.summary import summary_materials
 from officeqa.words import phrase_table
 from prompts.assembler import Material
 from retrieval.answer_texts import based_on
+from retrieval.answerers.handover import complete_or_hand_over, one_ask
 from retrieval.answerers.report_in_scope import first_report
 from retrieval.answering import Answer
 from retrieval.citations import Citation, citation_from_metadata
@@ -78,7 +79,8 @@ class HeadlineSummary:
         if ctx.failure is None:  # a model writes the summary: the figures are one more of its materials
             ctx.extra.append(_material(doc_id, report, figures, english))
             return None
-        return self._extractive(ctx, knowledge, doc_id, report, figures)
+        answer = self._extractive(ctx, knowledge, doc_id, report, figures)
+        return complete_or_hand_over(ctx, answer, one_ask(ctx.standalone), "headline_summary")
 
     @staticmethod
     def _extractive(ctx: QuestionContext, knowledge: Knowledge, doc_id: str, report: Report,

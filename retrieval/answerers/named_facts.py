@@ -10,12 +10,15 @@ fields is found the question goes on to retrieval (quoted passages), never to a 
 
 from __future__ import annotations
 
+from retrieval.answerers.handover import Resolution, complete_or_hand_over
 from retrieval.answering import Answer
+from retrieval.asks import split_asks
 from retrieval.citations import Citation
 from retrieval.context import QuestionContext
 from retrieval.knowledge import Knowledge, knowledge_of
 from retrieval.named_facts.answer import ReportReading, write_answer
 from retrieval.named_facts.extract import FactCache
+from retrieval.named_facts.fields import asked_fields
 from retrieval.named_facts.question import wanted_fields
 from retrieval.named_facts.share_class import unlisted_class_answer
 from retrieval.placing import SUMMARY_ROUTE
@@ -59,7 +62,8 @@ class NamedFacts:
         scope = ctx.scope if ctx.scope.doc_ids else Scope(ctx.scope.method, [r.doc_id for r in readings])
         metadata = {**ctx.meta, "scope": scope.to_json(ctx.catalog), "named_facts": {"fields": fields}}
         metadata["route"] = {**metadata.get("route", {}), "route": ROUTE}
-        return ctx.reply(written.text, citations, "rule", metadata=metadata)
+        answer = ctx.reply(written.text, citations, "rule", metadata=metadata)
+        return complete_or_hand_over(ctx, answer, resolution(ctx.standalone, fields, readings), "named_facts")
 
     def _reading(self, ctx: QuestionContext, knowledge: Knowledge, document: StoredDocument) -> ReportReading:
         entry = ctx.catalog[document.doc_id]
@@ -67,6 +71,18 @@ class NamedFacts:
         company = ctx.scope.matched.get(document.doc_id) or (subject.entity if subject else "") or entry.title
         return ReportReading(document.doc_id, document.path, company, knowledge.paths.shown(document.path),
                              self.cache.facts(document.doc_id, document.parsed))
+
+
+def resolution(question: str, fields: list[str], readings: list[ReportReading]) -> Resolution:
+    """Each ask of the question resolved when it asks for a field and every report in scope prints each field it
+    asks for ("which firm audited, and what opinion?": the opinion is no field, so that ask stays open)."""
+    asks = split_asks(question)
+    resolved = []
+    for ask in asks:
+        wanted = fields if len(asks) == 1 else [f for f in asked_fields(ask) if f in fields]
+        if wanted and all(r.facts.get(f) for r in readings for f in wanted):
+            resolved.append(ask)
+    return Resolution(asks, resolved=resolved)
 
 
 def _is_report(ctx: QuestionContext, doc_id: str) -> bool:

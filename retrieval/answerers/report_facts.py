@@ -10,6 +10,7 @@ Summary-route questions are left to the summary tree.
 
 from __future__ import annotations
 
+from retrieval.answerers.handover import complete_or_hand_over, one_ask
 from retrieval.answering import Answer
 from retrieval.context import QuestionContext
 from retrieval.knowledge import knowledge_of
@@ -36,8 +37,10 @@ class ReportFacts:
         documents = {d: ctx.catalog[d].path for d in doc_ids}
         # the scope goes with the answer as with every other answerer's (which documents, and why)
         metadata = {**ctx.meta, "scope": ctx.scope.to_json(ctx.catalog)}
-        return answer_with_facts(knowledge.kb, self.cache, ctx.question, ctx.standalone, ctx.language, documents,
-                                 metadata=metadata, shown=knowledge.paths.shown, scoped=scoped)
+        answer = answer_with_facts(knowledge.kb, self.cache, ctx.question, ctx.standalone, ctx.language, documents,
+                                   metadata=metadata, shown=knowledge.paths.shown, scoped=scoped)
+        # one figure, one computation or one "not in this report": a question asking more is handed over
+        return None if answer is None else complete_or_hand_over(ctx, answer, one_ask(ctx.standalone), "report_facts")
 
 
 __all__ = ["ReportFacts"]

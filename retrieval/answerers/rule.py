@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from retrieval.answer_texts import document_name, scope_notes
 from retrieval.answerers.handled import handled_answer, rule_result
+from retrieval.answerers.handover import complete_or_hand_over, one_ask
 from retrieval.answering import Answer, handler_material
 from retrieval.context import QuestionContext
 from retrieval.knowledge import Knowledge, knowledge_of
@@ -43,8 +44,8 @@ class RuleHandler:
             ctx.meta["handler_skipped"] = "no table in the documents in scope"
             return None
         rule = self._rule(knowledge, ctx)
-        if decision.mode == "answer":
-            return rule
+        if decision.mode == "answer":  # a confident rule answers one ask; a question asking more is handed over
+            return complete_or_hand_over(ctx, rule, one_ask(ctx.standalone), f"rule:{decision.route}")
         if rule.metadata.get("handler", {}).get("items") == []:
             ctx.meta["handler_skipped"] = "low-confidence rule found nothing"
         else:

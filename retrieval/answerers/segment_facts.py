@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from prompts.assembler import Material
 from retrieval.answer_texts import based_on
+from retrieval.answerers.handover import complete_or_hand_over, one_ask
 from retrieval.answerers.report_in_scope import first_report
 from retrieval.answering import Answer
 from retrieval.citations import Citation
@@ -55,7 +56,8 @@ class SegmentFacts:
                               document=report.name, quote=_quote(rows, page)) for page, n in numbers.items()]
         lines.append(based_on(ctx.scope, ctx.catalog, ctx.language))
         metadata = {**ctx.meta, "scope": ctx.scope.to_json(ctx.catalog), "segment_facts": {"rows": len(rows)}}
-        return ctx.reply("\n".join(lines).strip(), citations, "extractive", metadata=metadata)
+        answer = ctx.reply("\n".join(lines).strip(), citations, "extractive", metadata=metadata)
+        return complete_or_hand_over(ctx, answer, one_ask(ctx.standalone), "segment_facts")
 
 
 def _heading(report: Report, rows: list[SegmentRow], english: bool) -> str:

@@ -12,8 +12,8 @@ mentions may be that document's subject, a segment or a place: retrieval answers
 from __future__ import annotations
 
 import re
-import unicodedata
 
+from indexing.identity import fold
 from indexing.subjects import entity_key, is_specific
 from officeqa.words import word_list
 from retrieval.answerers.not_in_kb import known_entities
@@ -39,7 +39,7 @@ _HITS = 10
 
 def leading_company(question: str) -> str | None:
     """The company name the question leads with (before a year, or a possessive), or None."""
-    text = unicodedata.normalize("NFKC", question).strip()
+    text = fold(question).strip()
     match = _CN_LEAD.match(text)
     if match is not None:
         name = match.group(1)
@@ -53,8 +53,9 @@ def leading_company(question: str) -> str | None:
 
 
 def _folded(text: str) -> str:
-    """NFKC, lower case, no spaces: "Procter & Gamble" is found however a page spaces or cases it."""
-    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text).lower().replace("’", "'"))
+    """NFKC, Simplified, lower case, no spaces: "Procter & Gamble" and "騰訊" are found however a page spaces, cases
+    or scripts them."""
+    return re.sub(r"\s+", "", fold(text).lower().replace("’", "'"))
 
 
 class UnknownCompany:
