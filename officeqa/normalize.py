@@ -10,6 +10,7 @@ converter (no dependency, one ``str.translate``).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # Traditional -> Simplified for characters that appear in office instructions.
 _T2S_PAIRS = (
@@ -42,6 +43,10 @@ def to_simplified(text: str) -> str:
     return text.translate(_T2S)
 
 
+@lru_cache(maxsize=131_072)
 def normalize(text: str) -> str:
-    """The form rules are matched against: half-width, Simplified, case-folded, single spaces, trimmed."""
+    """The form rules are matched against: half-width, Simplified, case-folded, single spaces, trimmed.
+
+    Cached: the table linker normalises every column name and cell value of every table in scope for each
+    question (~200k calls for a question over ten reports' tables), and they are the same strings each time."""
     return _SPACES.sub(" ", to_simplified(to_half_width(text)).casefold()).strip()
