@@ -160,5 +160,5 @@ def merge_by_moments(strong: Sequence[tuple[str, float]], fast: Sequence[tuple[s
     return sorted([*strong, *mapped], key=lambda h: -h[1])[:depth]
 
 
-__all__ = ["BOTH", "FAST", "STRONG", "background_coverage", "dense_ranking", "fast_ranking", "merge_by_moments", "ranked_dense",
-           "scope_documents"]
+__all__ = ["BOTH", "FAST", "STRONG", "background_coverage", "dense_ranking", "fast_ranking", "merge_by_moments",
+           "ranked_dense", "scope_documents"]
