@@ -24,6 +24,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 ANSWER_THREADS = 8
+WARM_RETRIEVAL = "年报中提示了哪些经营风险？"
 QUESTIONS = REPO.parent / "shared" / "annual-dev" / "questions.jsonl"
 EXTRA = [
     "贵州茅台2019年的营业收入是多少？",
@@ -48,7 +49,7 @@ def worker(root: Path, data: Path, limit: int) -> None:
 
     asked = questions(limit)
     service = QuestionService.open(Settings(data_dir=data), generator=None)
-    for q in asked[:3]:
+    for q in [*asked[:3], WARM_RETRIEVAL]:  # a retrieval question too: Chroma, the fast model, jieba's tagger load
         service.ask(q)
     print("READY", flush=True)
     for line in sys.stdin:
