@@ -15,7 +15,8 @@ once, so a batch of small documents is as full as one of a long document.
 Priority: a batch is handed over only while the coordinator has no index or remove work; new index work
 pauses the model after the slice of a batch it is on (the jobs stay claimed and resume when the pool is idle).
 The model thread also runs 10 nice levels lower (Linux), so a batch in flight when uploads arrive yields the
-cores to parsing and the fast model instead of sharing them equally.
+cores to parsing and the fast model instead of sharing them equally, and before each slice it waits (at most
+``_QUESTION_WAIT_S``) while a question is being answered in this process (:mod:`indexing.questions_first`).
 
 Resuming: every batch is stored the moment it is done, and a job embeds only the chunks the store lacks.
 A killed pool leaves the job RUNNING; the next pool requeues it (:meth:`indexing.jobs.QueueRules.requeue_dead`)
@@ -40,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from indexing.jobs import DONE, FAILED, KIND_EMBED, RUNNING, Job
+from indexing.questions_first import wait_for_quiet
 from indexing.registry import INDEXED
 from indexing.stores import Stores
 from officeqa.embeddings import Embedder
@@ -51,6 +53,8 @@ log = logging.getLogger(__name__)
 _IN_FLIGHT = 2
 #: texts the model thread computes between two looks at the pause flag (e5-small on 2 cores: ~1 s)
 _SLICE = 8
+#: the longest a slice waits for the questions in flight to finish (a steady stream slows the pass, never stops it)
+_QUESTION_WAIT_S = 2.0
 #: jobs held at once at most (small documents: a batch takes chunks of many)
 _MAX_ACTIVE = 64
 #: how often (at most) the held jobs' rows are read: cancelled by ``remove``, or a re-index asked
@@ -92,6 +96,7 @@ class _ModelThread(threading.Thread):
             while not self.running.wait(0.5):
                 if self.stopping.is_set():
                     raise RuntimeError("stopped")
+            wait_for_quiet(_QUESTION_WAIT_S)  # questions first (indexing/questions_first.py)
             parts.append(self.embedder.embed_batch(texts[start : start + _SLICE]))
         return np.vstack(parts)
 

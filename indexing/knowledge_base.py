@@ -20,15 +20,28 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from indexing.ingest import IndexReport, enqueue_paths, index_paths, report_from_jobs, run_jobs
 from indexing.registry import INDEXED, PENDING, REMOVED, DocumentRecord, now_iso
-from indexing.repair import ConsistencyReport, RepairReport, check, repair
 from indexing.stores import PreparedDocument, Stores
 from indexing.table_store import TableStore
-from indexing.workers import WorkerPool
 from officeqa.errors import DocumentNotFound
+
+if TYPE_CHECKING:
+    from indexing.ingest import IndexReport
+    from indexing.repair import ConsistencyReport, RepairReport
+
+#: Re-exported names whose modules load on first use: ``search`` and ``ask`` open a knowledge base but never index,
+#: check or repair, and the queue, worker pool, parser guard and chunker they import were ~1/5 of opening one.
+_LAZY = {"IndexReport": "indexing.ingest", "ConsistencyReport": "indexing.repair", "RepairReport": "indexing.repair"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(slots=True)
@@ -98,6 +111,8 @@ class KnowledgeBase(Stores):
         on_event: Callable[[dict[str, Any]], None] | None = None,
     ) -> IndexReport:
         """Index files and folders (recursively) through the job queue; see :func:`indexing.ingest.index_paths`."""
+        from indexing.ingest import index_paths
+
         return index_paths(
             self, paths, progress=progress, force=force, include_removed=include_removed, wait=wait,
             workers=workers, on_event=on_event,
@@ -119,6 +134,8 @@ class KnowledgeBase(Stores):
         every store is emptied and every registered file indexed again. Registered files
         that no longer exist are marked removed.
         """
+        from indexing.ingest import enqueue_paths, report_from_jobs, run_jobs
+
         started = time.perf_counter()
         if stale_only and not self.embedding_changed():
             targets = [record.path for record, _ in self.stale_documents()]
@@ -144,15 +161,21 @@ class KnowledgeBase(Stores):
         on_event: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         """Run a worker pool in this thread (``officeqa worker``) until ``until()`` or KeyboardInterrupt."""
+        from indexing.workers import WorkerPool
+
         WorkerPool(self, workers=workers, on_event=on_event).run(until=until)
 
     # -- checking -------------------------------------------------------------------------------------
     def check(self, limit: int = 50) -> ConsistencyReport:
         """Compare every store with the registry; see :func:`indexing.repair.check`."""
+        from indexing.repair import check
+
         return check(self, limit)
 
     def repair(self) -> RepairReport:
         """Bring every store back in line with the registry; see :func:`indexing.repair.repair`."""
+        from indexing.repair import repair
+
         return repair(self)
 
     def status(self) -> KBStatus:

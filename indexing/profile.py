@@ -172,7 +172,21 @@ def text_signature(texts: list[str]) -> list[int]:
         int.from_bytes(hashlib.blake2b(text[i : i + _SHINGLE].encode("utf-8", "surrogatepass"), digest_size=8).digest())
         for i in range(0, len(text) - _SHINGLE + 1, step)
     }
-    return [min(((h * (2 * k + 1) + k) & _MASK) for h in hashes) for k in range(SIGNATURE_SIZE)]
+    return minhash(hashes)
+
+
+def minhash(hashes: set[int]) -> list[int]:
+    """``min((h * (2k+1) + k) & _MASK)`` over ``hashes`` for each k, in numpy: the same values as Python's ints.
+
+    Why uint64 gives them exactly: the mask keeps the low 61 bits, and arithmetic modulo 2**64 leaves those bits as
+    they are. The Python loop was 64 passes over ~20k hashes per document, ~2% of indexing a report."""
+    import numpy as np
+
+    values = np.fromiter(hashes, dtype=np.uint64, count=len(hashes))
+    k = np.arange(SIGNATURE_SIZE, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        mixed = (values[None, :] * (2 * k + 1)[:, None] + k[:, None]) & np.uint64(_MASK)
+    return [int(v) for v in mixed.min(axis=1)]
 
 
 def content_overlap(a: list[int], b: list[int]) -> float | None:

@@ -223,6 +223,7 @@ class Stores:
         if self._vectors is None:
             self._verify_chroma_files()
             self._vectors = VectorStore(self.chroma_path)
+            self._remember_opened_chroma()
             _CHROMA_SEEN.setdefault(str(self.chroma_path), self.registry.generation())
         self._sync_reader()
         return self._vectors
@@ -275,6 +276,19 @@ class Stores:
         if problem is not None:
             raise StoreDamaged(damaged_file(self.chroma_path, problem), problem, CHROMA_FIX)
         self._record_fingerprints(bm25=False)
+
+    def _remember_opened_chroma(self) -> None:
+        """Record Chroma's files as they are after this process opened them (just verified above).
+
+        Why: opening a Chroma client writes to its ``chroma.sqlite3`` (its system tables), so its modification time
+        moved on every open and the next process never found the files as recorded: every ``search`` and ``ask``
+        ran the damage probe, a child process that loads Chroma a second time (~2 CPU-seconds, half of a CLI
+        search's start-up). Skipped while a writer is busy (it records the files it writes)."""
+        path = self.chroma_path / "chroma.sqlite3"
+        if not path.exists() or self._writer_busy():
+            return
+        if self.registry.get_meta("chroma_fingerprint") != fingerprint(self.chroma_path):
+            self._record_fingerprints(bm25=False)
 
     def _writer_busy(self) -> bool:
         if self.lock.held:

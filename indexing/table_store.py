@@ -207,6 +207,7 @@ class TableStore:
         self.value_index_limit = value_index_limit
         self._con: Any = None
         self._lock = threading.RLock()
+        self._tables_read: dict[tuple[str, ...] | None, list[TableInfo]] = {}
 
     # ------------------------------------------------------------ connection
 
@@ -394,7 +395,19 @@ class TableStore:
     # ------------------------------------------------------------ reading
 
     def tables(self, doc_ids: Sequence[str] | None = None) -> list[TableInfo]:
-        """The stored tables of these documents (all documents when None), in document and table order."""
+        """The stored tables of these documents (all documents when None), in document and table order.
+
+        A read-only handle (one question's) remembers each answer: a table question asks for the same documents'
+        tables several times (scope, column names, the plan), and each read parsed every table's column JSON."""
+        key = None if doc_ids is None else tuple(doc_ids)
+        if self.read_only and key in self._tables_read:
+            return list(self._tables_read[key])
+        found = self._read_tables(doc_ids)
+        if self.read_only:
+            self._tables_read[key] = found
+        return list(found)
+
+    def _read_tables(self, doc_ids: Sequence[str] | None) -> list[TableInfo]:
         with self._lock:
             con = self._connect()
             if not self._has_catalog(con):

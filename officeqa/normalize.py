@@ -10,6 +10,7 @@ once and missed the rest.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from officeqa.chinese import to_simplified as _opencc_simplified
 
@@ -32,6 +33,10 @@ def to_simplified(text: str) -> str:
     return _opencc_simplified(text)
 
 
+@lru_cache(maxsize=131_072)
 def normalize(text: str) -> str:
-    """The form rules are matched against: half-width, Simplified, case-folded, single spaces, trimmed."""
+    """The form rules are matched against: half-width, Simplified, case-folded, single spaces, trimmed.
+
+    Cached: the table linker normalises every column name and cell value of every table in scope for each
+    question (~200k calls for a question over ten reports' tables), and they are the same strings each time."""
     return _SPACES.sub(" ", to_simplified(to_half_width(text)).casefold()).strip()

@@ -78,6 +78,7 @@ class QuestionContext:
     hits: list[HitLike] | None = None  # retrieved once, by the first answerer that needs them
     rule_result: HandlerResult | None = None  # the route's handler over ``stored``, run once (answerers.handled)
     meta: dict[str, Any] = field(default_factory=dict)  # the account every answer's metadata starts from
+    memo: dict[Any, Any] = field(default_factory=dict)  # work two answerers would repeat, done once per question
     timings: dict[str, float] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
 

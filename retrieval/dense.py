@@ -123,6 +123,19 @@ def _covers_scope(kb: KnowledgeBase, strong: VectorIndex, where: dict[str, Any] 
     return len(strong.ids_where(where)) >= len(kb.vectors.ids_where(where))
 
 
+def background_coverage(kb: KnowledgeBase, doc_ids: Sequence[str] | None) -> dict[str, Any] | None:
+    """The answer's ``background_model`` metadata: the background model and ``partial: true`` when it does not yet
+    cover the documents in scope (``doc_ids``; None = the whole knowledge base), so a reader knows the answer's
+    dense ranking rests partly or wholly on the fast model. None when the model is off or covers the scope.
+    Costs two metadata reads: the coverage is counted once per state of the knowledge base."""
+    if not kb.strong.enabled:
+        return None
+    covered = kb.strong.covers_docs(doc_ids) if doc_ids else kb.strong.covers_all()
+    if covered:
+        return None
+    return {"model": kb.strong.model[0], "partial": True, "holds_any": kb.strong.holds_any()}
+
+
 def scope_documents(where: dict[str, Any]) -> list[str] | None:
     """The doc ids a Chroma ``where`` on ``doc_id`` alone ($eq or $in) allows; None for any other filter."""
     if list(where) != ["doc_id"] or not isinstance(where["doc_id"], dict) or len(where["doc_id"]) != 1:
@@ -147,5 +160,5 @@ def merge_by_moments(strong: Sequence[tuple[str, float]], fast: Sequence[tuple[s
     return sorted([*strong, *mapped], key=lambda h: -h[1])[:depth]
 
 
-__all__ = ["BOTH", "FAST", "STRONG", "dense_ranking", "fast_ranking", "merge_by_moments", "ranked_dense",
-           "scope_documents"]
+__all__ = ["BOTH", "FAST", "STRONG", "background_coverage", "dense_ranking", "fast_ranking", "merge_by_moments",
+           "ranked_dense", "scope_documents"]

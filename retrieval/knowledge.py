@@ -22,6 +22,7 @@ from retrieval.answer_texts import based_on, naming_words, scope_notes, shared_n
 from retrieval.answering import Answer, HitLike
 from retrieval.catalog import CatalogEntry
 from retrieval.context import QuestionContext, Tools
+from retrieval.dense import background_coverage
 from retrieval.extractive import ExtractiveAnswer
 from retrieval.l0 import L0Router, RouteDecision
 from retrieval.placing import place
@@ -187,6 +188,9 @@ class Knowledge(Tools):
         if scope.restricts:
             answer.text = f"{answer.text}\n{based_on(scope, ctx.catalog, ctx.language)}"
         answer.metadata["scope"] = scope.to_json(ctx.catalog)
+        coverage = background_coverage(self.kb, scope.doc_ids if scope.restricts else None)
+        if coverage is not None:
+            answer.metadata["background_model"] = coverage
         self.quoting.refine(answer.citations)
         return answer
 

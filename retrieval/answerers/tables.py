@@ -9,8 +9,10 @@ metadata says why. :func:`table_result` is shared with the table probe.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
+from indexing.table_store import TableStore
 from retrieval.answer_texts import naming_words, strip_names
 from retrieval.answerers.handled import handled_answer
 from retrieval.answering import Answer, handler_material
@@ -22,7 +24,7 @@ from retrieval.question_kind import is_yes_no
 from retrieval.scope import Scope
 from retrieval.table_labels import localize_labels
 from retrieval.tables.answer import TABLE_ROUTES, answer_for_route
-from retrieval.tables.scope import table_documents
+from retrieval.tables.scope import bounded_documents, table_documents
 
 #: Table refusals that mean "not a question about these tables": retrieval answers instead.
 NOT_TABLE_QUESTIONS = ("no_table", "no_link")
@@ -65,9 +67,22 @@ class StoredTables:
 
 def table_result(knowledge: Knowledge, ctx: QuestionContext, route: str) -> TableResult | None:
     """The route's query over the scope's stored tables (named documents, else the top retrieved ones with
-    tables); None when no stored table is in scope (old knowledge bases: the parsed-document handlers)."""
+    tables); None when no stored table is in scope (old knowledge bases: the parsed-document handlers).
+
+    Once per question and route: the table probe and the linked-tables answerer ask the same (the second time was
+    a second pass of the linker over every table in scope). ``tables_linked`` in the metadata counts the tables
+    the linker read for this question (the work bound :data:`retrieval.tables.scope.MAX_LINKED_TABLES` caps)."""
+    key = ("table_result", route, ctx.standalone)
+    if key not in ctx.memo:
+        ctx.memo[key] = _table_result(knowledge, ctx, route)
+    found: TableResult | None = ctx.memo[key]
+    return found
+
+
+def _table_result(knowledge: Knowledge, ctx: QuestionContext, route: str) -> TableResult | None:
     scope, catalog = ctx.scope, ctx.catalog
-    if scope.restricts or scope.method == "all":
+    unscoped = not (scope.restricts or scope.method == "all")
+    if not unscoped:
         doc_ids = list(scope.doc_ids)
     else:
         # the table is chosen by what the question links, not by retrieval rank: every document with tables when
@@ -81,20 +96,33 @@ def table_result(knowledge: Knowledge, ctx: QuestionContext, route: str) -> Tabl
     with knowledge.kb.tables_for(doc_ids) as store:  # the backend's table store (a DuckDB file, or a cache)
         if store is None:
             return None
+        if unscoped:
+            doc_ids = _within_bound(knowledge, ctx, store, doc_ids)
+            scope = Scope(scope.method, doc_ids, scope.superseded, scope.matched)
         # a word that named the document but is also a column ("Stanley Cups" of stanley-cups.csv) stays
         columns = {c.name.casefold() for t in store.tables(doc_ids) for c in t.columns}
         asked = strip_names(ctx.standalone, [n for n in names if n.casefold() not in columns])
         result = answer_for_route(route, asked, store, doc_ids, ctx.language)
+        linked = len(store.tables(doc_ids)) if result is not None else 0
         if result is not None and result.outcome != "exact" and asked != ctx.standalone:
             # the naming words may also be the table's own words ("合同台账里…采购合同"): the whole question
             whole = answer_for_route(route, ctx.standalone, store, doc_ids, ctx.language)
+            linked *= 2
             if whole is not None and whole.outcome == "exact":
                 result = whole
+    ctx.meta["tables_linked"] = ctx.meta.get("tables_linked", 0) + linked
     if result is None:
         return None
     used = [d for d in doc_ids if any(str(p.file) == catalog[d].path for i in result.items for p in i.citations)
             if d in catalog] or doc_ids
     return TableResult(result, Scope(scope.method, used, scope.superseded, scope.matched), used)
+
+
+def _within_bound(knowledge: Knowledge, ctx: QuestionContext, store: TableStore, doc_ids: list[str]) -> list[str]:
+    """An unscoped question's documents whose tables the linker reads: all of them while their tables are few, else
+    the top retrieved ones that fit :data:`retrieval.tables.scope.MAX_LINKED_TABLES`."""
+    counts = Counter(t.doc_id for t in store.tables(doc_ids))
+    return bounded_documents(counts, doc_ids, lambda: knowledge.table_documents(ctx.standalone, ctx.mode, ctx.catalog))
 
 
 def table_answer(knowledge: Knowledge, ctx: QuestionContext, table: TableResult) -> Answer:

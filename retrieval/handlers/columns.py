@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from retrieval.rules.normalize import normalize
 
@@ -36,8 +37,10 @@ _SYNONYMS: list[frozenset[str]] = [frozenset(g) for g in (
 )]
 
 
+@lru_cache(maxsize=65_536)
 def column_core(name: str) -> str:
-    """A header reduced to what users would type: no unit brackets, no separators."""
+    """A header reduced to what users would type: no unit brackets, no separators (cached: the linker asks for
+    every column of every table in scope, per question)."""
     text = normalize(name)
     text = _UNIT_BRACKETS.sub("", text)
     return _NOISE.sub(" ", text).strip()

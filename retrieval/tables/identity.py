@@ -7,6 +7,7 @@ words cover ranks one table against another.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import PurePath
 
 from indexing.table_store import ColumnInfo, TableInfo
@@ -25,10 +26,16 @@ PERSON_HINTS = ("姓名", "员工", "销售员", "业务员", "负责人", "经�
 
 def identity_words(table: TableInfo) -> list[str]:
     """Words of the table's file name, sheet, name and caption (normalised, two characters or more, no years),
-    longest first: what a user calls the table ("订单台账", "订单", "expense claims", "claims")."""
+    longest first: what a user calls the table ("订单台账", "订单", "expense claims", "claims").
+
+    Cached by those four names: the linker asks three times per table in scope, for every question."""
+    return list(_identity_words(PurePath(table.path).stem, table.sheet or "", table.name or "", table.caption or ""))
+
+
+@lru_cache(maxsize=16_384)
+def _identity_words(*names: str) -> tuple[str, ...]:
     from officeqa.text_tokens import tokenize_for_bm25
 
-    names = [PurePath(table.path).stem, table.sheet or "", table.name or "", table.caption or ""]
     words: set[str] = set()
     for name in names:
         text = normalize(name.replace("_", " ").replace("-", " "))
@@ -49,7 +56,7 @@ def identity_words(table: TableInfo) -> list[str]:
         if len(word) >= 2 and not word.isdigit() and word not in FILLERS and not re.fullmatch(r"[\d.]+[年月]?", word):
             out.append(word)
     out += [other for group in name_synonyms() if group & set(out) for other in group if len(other) >= 2]
-    return sorted(set(out), key=len, reverse=True)
+    return tuple(sorted(set(out), key=len, reverse=True))
 
 
 def link_identity(t: QuestionText, table: TableInfo) -> list[str]:

@@ -8,6 +8,7 @@ only begins a column name ("客户" of 客户名称) still names it, but a word 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from indexing.table_store import ColumnInfo, TableInfo
 from retrieval.handlers.columns import column_core
@@ -21,12 +22,17 @@ _TIME_UNIT_WORDS = frozenset(w for words in TIME_UNITS.values() for w in words i
 
 
 def column_terms(column: ColumnInfo) -> list[tuple[str, str]]:
-    """(term, kind) pairs that name a column: its full core name, each header part, their synonyms."""
+    """(term, kind) pairs that name a column: its full core name, each header part, their synonyms (cached by the
+    column's name and header path: asked for every column of every table in scope, per question)."""
+    return list(_column_terms(column.name, tuple(column.path)))
+
+
+@lru_cache(maxsize=65_536)
+def _column_terms(name: str, path: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     cores = []
-    full = column_core(column.name).replace(" / ", "").replace(" ", "") if len(column.path) > 1 else \
-        column_core(column.name)
+    full = column_core(name).replace(" / ", "").replace(" ", "") if len(path) > 1 else column_core(name)
     cores.append(full)
-    cores += [column_core(p) for p in column.path]
+    cores += [column_core(p) for p in path]
     terms: list[tuple[str, str]] = []
     for core in dict.fromkeys(c for c in cores if c):
         if len(core) >= 2:
@@ -34,7 +40,7 @@ def column_terms(column: ColumnInfo) -> list[tuple[str, str]]:
         for group in column_synonyms():
             if core in group:
                 terms += [(form, "synonym") for w in group if w != core and len(w) >= 2 for form in word_forms(w)]
-    return terms
+    return tuple(terms)
 
 
 def word_forms(word: str) -> list[str]:

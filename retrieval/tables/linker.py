@@ -13,6 +13,8 @@ Simplified, lower case); spans index into that text.
 
 from __future__ import annotations
 
+from functools import cache
+
 from indexing.table_store import TableInfo, TableStore, ValueHit
 from retrieval.handlers.columns import column_core
 from retrieval.rules.normalize import normalize
@@ -66,17 +68,26 @@ def _inside_word(text: str, start: int, end: int) -> bool:
     return False
 
 
+@cache
+def _sorted_vocabulary() -> tuple[tuple[str, str, bool], ...]:
+    """(word, kind, is a row verb) longest first, ties in list order: built once, not once per table."""
+    vocabulary: list[tuple[str, str, bool]] = [(w, f"op:{op}", False) for op, words in OP_WORDS.items() for w in words]
+    vocabulary += [(w, "row", False) for w in ROW_NOUNS]
+    vocabulary += [(w, "negation", False) for w in NEGATION_BEFORE + NEGATION_AFTER]
+    vocabulary += [(w, "filler", False) for w in FILLERS]
+    vocabulary += [(w, "filler", True) for w in ROW_VERBS]
+    return tuple(sorted(vocabulary, key=lambda wk: -len(wk[0])))
+
+
 def _consume_vocabulary(t: QuestionText, linked: Linked) -> None:
-    """Operation words, row nouns, negations and fillers in ONE longest-first pass ("汇总" before "总")."""
-    vocabulary: list[tuple[str, str]] = [(w, f"op:{op}") for op, words in OP_WORDS.items() for w in words]
-    vocabulary += [(w, "row") for w in ROW_NOUNS]
-    vocabulary += [(w, "negation") for w in NEGATION_BEFORE + NEGATION_AFTER]
-    vocabulary += [(w, "filler") for w in FILLERS]
+    """Operation words, row nouns, negations and fillers in ONE longest-first pass ("汇总" before "总").
+
+    Row verbs count as fillers only for a table none of whose column names holds them; words the question does
+    not contain are skipped before anything else (the pass runs once per table in scope)."""
     cores = [column_core(c.name).replace(" ", "") for c in linked.table.columns]
-    vocabulary += [(w, "filler") for w in ROW_VERBS if not any(w in core for core in cores)]
     seen: set[tuple[str, str]] = set()
-    for word, kind in sorted(vocabulary, key=lambda wk: -len(wk[0])):
-        if (word, kind) in seen:
+    for word, kind, row_verb in _sorted_vocabulary():
+        if word not in t.text or (word, kind) in seen or (row_verb and any(word in core for core in cores)):
             continue
         seen.add((word, kind))
         for pos in t.find_all(word):

