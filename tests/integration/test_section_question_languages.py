@@ -39,6 +39,16 @@ TRAINS = ("Trains are booked through the travel desk at least three days before 
 DOCX_SENTENCES = ("Laptops are replaced every four years by the IT service desk.",
                   "A broken laptop is swapped for a loaner on the same day.")
 CLAIMS = "员工应在出差结束后三十天内提交报销申请，并附上全部发票原件。"
+TRAINING = """# 分布式训练技术原理
+
+## FSDP
+
+FSDP将模型实例分解为更小的单元，然后将每个单元内的所有参数扁平化和分片。
+
+## DDP
+
+DDP在每个进程中保存完整的模型副本，并在反向传播时同步梯度。
+"""
 
 
 def _write_docx(path: Path) -> None:
@@ -61,6 +71,7 @@ def service(tmp_path_factory: pytest.TempPathFactory):
     docs.mkdir()
     (docs / "guide.md").write_text(GUIDE, encoding="utf-8")
     _write_docx(docs / "equipment.docx")
+    (docs / "分布式训练技术原理.md").write_text(TRAINING, encoding="utf-8")
     settings = Settings(data_dir=root / "data", embedding=EmbeddingSettings(backend="hash"))
     with open_knowledge_base(settings) as kb:
         assert not kb.index_paths([docs]).failed
@@ -89,3 +100,10 @@ def test_a_chinese_section_is_quoted_in_chinese_for_an_english_question(service)
     assert CLAIMS in answer.text, answer.text
     assert "财务部在收到申请后的十个工作日内完成审核并付款。" in answer.text
     assert "三十天内 提交" not in answer.text  # no space put between its characters
+
+
+def test_a_quoted_name_is_the_section_asked_for_after_a_long_file_name(service) -> None:
+    # unquoted, the name is read from the sixteen characters before 一节, which here hold the file name's tail
+    answer = service.ask("分布式训练技术原理.md中“FSDP”一节讲了什么？")
+    assert answer.metadata["named_section"]["title"] == "FSDP", answer.text
+    assert "FSDP将模型实例分解为更小的单元" in answer.text and "DDP在每个进程中" not in answer.text
