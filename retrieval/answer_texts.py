@@ -102,8 +102,9 @@ def strip_names(question: str, names: Sequence[str], replacement: str = " ") -> 
     must not read them as columns or values. ``replacement``: what stands in their place ("这份文件")."""
     out = question
     for name in sorted({n for n in names if n and len(n) >= 2}, key=len, reverse=True):
-        out = re.sub(re.escape(name) + r"(?:\.\w{2,5})?(?:里面|里|中|内|上|的)?", f" {replacement} ", out,
-                     flags=re.IGNORECASE)
+        # the extension is ASCII ("sales.csv中amount": \w would take "csv中am", and with it the column's name)
+        out = re.sub(re.escape(name) + r"(?:\.[a-z0-9]{2,5}(?![a-z0-9]))?(?:里面|里|中|内|上|的)?", f" {replacement} ",
+                     out, flags=re.IGNORECASE)
     return " ".join(out.split()) or question
 
 

@@ -27,7 +27,6 @@ _EXAMPLES = 3
 _MIN_HEADING_CHARS = 3
 _MAX_HEADING_CHARS = 40
 _NOT_A_NAME = re.compile(r"^[\W\d_]+$")
-_CJK = re.compile(r"[\u3400-\u9fff]")
 #: A sheet's "headings" are its captions and table titles, not sections with prose under them.
 _NO_SECTIONS = frozenset({"xlsx", "xls", "xlsm", "ods", "et", "csv", "tsv"})
 
@@ -97,18 +96,16 @@ def pick_examples(sections: list[Example], tables: list[Example], limit: int) ->
 
 
 def section_example(document: str, heading: str) -> Example:
-    """The named-section question of ``heading`` in ``document``, asked in the heading's language on both pages:
-    a section's sentences are quoted in the language they are written in, and a Chinese question about an English
-    section can come back with no sentence at all."""
-    english = f"What does the {heading} section of {document} say?"
-    chinese = f"{document}中“{heading}”一节讲了什么？" if _CJK.search(heading) else english
-    return Example("section", document, heading, english, chinese)
+    """The named-section question of ``heading`` in ``document``; the section's sentences are quoted in the
+    language they are written in, whichever page asks."""
+    return Example("section", document, heading, f"What does the {heading} section of {document} say?",
+                   f"{document}中“{heading}”一节讲了什么？")
 
 
 def table_example(document: str, column: str) -> Example:
-    """The column-total question of ``column`` in ``document`` (the phrasing the table rules parse)."""
+    """The column-total question of ``column`` in ``document``, as a user would type it on either page."""
     return Example("table", document, column, f"What is the total {column} in {document}?",
-                   f"{document} 中 {column} 合计")
+                   f"{document}中{column}的合计是多少？")
 
 
 def _section_examples(kb: _KnowledgeBase, records: list[DocumentRecord]) -> list[Example]:

@@ -46,6 +46,8 @@ ScopeMethod = Literal["explicit", "named", "retrieved", "all"]
 
 #: Characters a question and a name must share (after normalisation) to count as naming it.
 MIN_NAME_CHARS = 4
+#: What a document's whole file name in the question scores: more than any shared run of a name's characters.
+_FILE_NAME_SCORE = 1000
 #: Share of text shingles two documents must have in common to be versions of one document.
 MIN_VERSION_OVERLAP = 0.2
 #: Sheet names that name nothing ("Sheet1", "工作表2").
@@ -200,7 +202,7 @@ def _resolve_by_name(question: str, catalog: Mapping[str, CatalogEntry]) -> Scop
         subject = entry.profile.subject
         if subject is not None and subject.kind and subject.entity:
             continue  # a report is named by its company (retrieval.subjects), not by its title
-        best = _name_match(text, entry)
+        best = _file_name_match(lowered, entry) or _name_match(text, entry)
         if best is not None:
             strong[doc_id] = best
     chosen: dict[str, str] = {}
@@ -218,6 +220,18 @@ def _resolve_by_name(question: str, catalog: Mapping[str, CatalogEntry]) -> Scop
         return Scope("named", list(chosen), matched=dict(chosen))  # "新旧两版…有何变化": every version is wanted
     doc_ids, superseded, reasons = versions_of(list(chosen), catalog)
     return Scope("named", doc_ids, superseded=superseded, matched={d: chosen[d] for d in doc_ids}, reasons=reasons)
+
+
+def _file_name_match(question: str, entry: CatalogEntry) -> tuple[int, str] | None:
+    """The document's whole file name, extension included ("sales.csv"), written in the (lower-cased) question:
+    it names that file however short its stem is (the loose match below wants six letters of a Latin name), and
+    it outranks every loose match of another document's name."""
+    name = PurePath(entry.path).name.lower()
+    if not PurePath(name).suffix or len(PurePath(name).stem) < 2:
+        return None
+    if re.search(rf"(?<![a-z0-9_.\-/]){re.escape(name)}(?![a-z0-9])", question) is None:
+        return None
+    return _FILE_NAME_SCORE, PurePath(entry.path).name  # two files named: both kept (a tie)
 
 
 def _name_match(question_key: str, entry: CatalogEntry) -> tuple[int, str] | None:

@@ -4,6 +4,10 @@ each line cited by the chunk it comes from. Table rows are not prose (``retrieva
 
 Why heads first and sentences in turn: a chapter of a 年报 runs to many pages; reading its first paragraphs gives
 one part and leaves out the rest, while its parts' heads and lead sentences are what a reader skims for.
+
+The sentences are quoted in the language they are written in, whatever the question's: how lines are joined
+(with a space, or none between Chinese characters) and how much text fits are read from the section's own text
+(``retrieval.section_prose.spaced``), so a Chinese question about an English section quotes its English sentences.
 """
 
 from __future__ import annotations
@@ -16,11 +20,11 @@ from indexing.summary.query import fold_title
 from prompts.assembler import split_sentences
 from retrieval.citations import Citation, citation_from_metadata
 from retrieval.section_finder import Piece, Section
-from retrieval.section_prose import is_prose
+from retrieval.section_prose import is_prose, spaced, weight
 
 __all__ = ["MAX_CHARS", "digest"]
 
-#: Characters of a digest (Chinese; English gets twice as many: its words are longer).
+#: Characters of a digest (Chinese; English text gets twice as many: its words are longer, see ``weight``).
 MAX_CHARS = 2000
 _HEAD_CHARS = 40
 #: A line this short ending without punctuation is a label, not a piece of a wrapped sentence (:func:`_blocks`).
@@ -52,13 +56,15 @@ def _lines(section: Section) -> list[tuple[str, Piece]]:
     return lines
 
 
-def _sentences(lines: list[tuple[str, Piece]], english: bool, seen: set[str]) -> list[tuple[str, Piece]]:
-    """Prose sentences of consecutive lines, each with the piece its run of lines lies in; each sentence once."""
+def _sentences(lines: list[tuple[str, Piece]], seen: set[str]) -> list[tuple[str, Piece]]:
+    """Prose sentences of consecutive lines, each with the piece its run of lines lies in; each sentence once.
+    A block of English lines is joined with spaces, a Chinese one without (its characters have none between)."""
     found: list[tuple[str, Piece]] = []
     for _, run in groupby(lines, key=lambda item: item[1].chunk_id):
         items = list(run)
         for block in _blocks([line for line, _ in items]):
-            text = re.sub(r"\s+", " " if english else "", (" " if english else "").join(block))
+            gap = " " if spaced(" ".join(block)) else ""
+            text = re.sub(r"\s+", gap, gap.join(block))
             for sentence in (s.strip() for s in split_sentences(text)):
                 if sentence not in seen and is_prose(sentence):
                     seen.add(sentence)
@@ -81,7 +87,7 @@ def _blocks(lines: list[str]) -> list[list[str]]:
     return [b for b in blocks if b]
 
 
-def _parts(section: Section, english: bool) -> list[_Part]:
+def _parts(section: Section) -> list[_Part]:
     """The section's text split at its heads, each part with its prose sentences."""
     lines = _lines(section)
     starts = [i for i, (line, _) in enumerate(lines) if len(line) <= _HEAD_CHARS and _HEAD.match(line)]
@@ -98,19 +104,19 @@ def _parts(section: Section, english: bool) -> list[_Part]:
         if is_head:
             seen.add(head_line)
         body = lines[begin + 1:end] if is_head else lines[begin:end]
-        parts.append(_Part(head_line if is_head else "", piece, _sentences(body, english, seen)))
+        parts.append(_Part(head_line if is_head else "", piece, _sentences(body, seen)))
     return [p for p in parts if p.head or p.sentences]
 
 
-def _budgeted(parts: list[_Part], limit: int) -> None:
+def _budgeted(parts: list[_Part], limit: float) -> None:
     """Take sentences: each part's first, then one more of each in turn, within ``limit`` characters."""
-    used = sum(len(p.head) for p in parts)
+    used = sum(weight(p.head) for p in parts)
     progress = True
     while progress:
         progress = False
         for part in parts:
             if part.taken < len(part.sentences):
-                size = len(part.sentences[part.taken][0])
+                size = weight(part.sentences[part.taken][0])
                 if used + size > limit:
                     continue
                 used += size
@@ -118,10 +124,11 @@ def _budgeted(parts: list[_Part], limit: int) -> None:
                 progress = True
 
 
-def digest(section: Section, english: bool, offset: int) -> tuple[list[str], list[Citation]]:
-    """Lines ("- head：sentences [n]") and their citations (n from ``offset`` + 1, one per chunk)."""
-    parts = _parts(section, english)
-    _budgeted(parts, MAX_CHARS * (2 if english else 1))
+def digest(section: Section, offset: int) -> tuple[list[str], list[Citation]]:
+    """Lines ("- head：sentences [n]", "- Head: sentences [n]") and their citations (n from ``offset`` + 1, one
+    per chunk), each line in the section's own language."""
+    parts = _parts(section)
+    _budgeted(parts, MAX_CHARS)
     numbers: dict[str, int] = {}
     citations: list[Citation] = []
     lines: list[str] = []
@@ -133,6 +140,7 @@ def digest(section: Section, english: bool, offset: int) -> tuple[list[str], lis
             quote = taken[0][0] if taken else part.head
             citations.append(citation_from_metadata(numbers[piece.chunk_id], piece.chunk_id, section.doc_id,
                                                     piece.meta, quote))
+        english = spaced(" ".join([part.head, *(s for s, _ in taken)]))
         body = (" " if english else "").join(s for s, _ in taken)
         head = f"{part.head}{': ' if english else '：'}" if part.head and body else part.head
         lines.append(f"- {head}{body} [{numbers[piece.chunk_id]}]")

@@ -64,6 +64,10 @@ _NAMING = re.compile(
     r"\s*(?:[?.!,;]|$|\b(?:of|in|from)\b)",
     re.IGNORECASE,
 )
+#: A name in quotes before the section word ("guide.md中“Booking trains”一节", "the “FSDP” section"): the quotes
+#: bound the name, where the unquoted form takes the sixteen characters before 一节 (the file name's tail with it).
+_QUOTED = re.compile(r"[“\"「『]\s*(?P<name>[^“”\"「」『』]{1,40}?)\s*[”\"」』]\s*"
+                     r"(?:这一节|一节|这一章|章节|section\b)", re.IGNORECASE)
 #: Words a heading's words are matched without ("the 1910s to 1950s section" names "1910s–1950s").
 _JOINING = frozenset(["a", "an", "and", "the", "of", "to", "in", "on", "for", "from", "with"])
 
@@ -110,6 +114,9 @@ def names_a_section(question: str) -> bool:
 def section_name(question: str) -> str:
     """The words a question names its section by ("History" of "Summarize the History section", "数据并行" of
     "数据并行一节讲了什么"); "" for a section named by its number ("第三节", "section 2") or none named."""
+    quoted = _QUOTED.search(question)
+    if quoted is not None:
+        return quoted.group("name").strip()
     match = _NAMING.search(question)
     if match is None:
         return ""

@@ -4,6 +4,9 @@ Why not the section's extractive summary: a 年报's 概述 or a 10-K's results 
 "Statement of Operations Data") between its paragraphs, and a summary of the section picks table rows as often as
 sentences ("列2: 原材料, 2019年: 1,132,025,675.50, …"). A reader asking "概括…经营情况" expects the paragraphs; the
 figures come from the report's facts, with their units and pages (``retrieval.reports.headline``).
+
+Each chunk's sentences are read in the chunk's own script (:func:`spaced`), not the question's: a Chinese question
+about an English section must not glue its words together ("Trainsarebooked…", which no longer reads as prose).
 """
 
 from __future__ import annotations
@@ -12,10 +15,11 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from officeqa.scripts import detect_script
 from prompts.assembler import split_sentences
 from retrieval.knowledge import Knowledge
 
-__all__ = ["MAX_CHARS", "is_prose", "section_sentences"]
+__all__ = ["MAX_CHARS", "is_prose", "section_sentences", "spaced", "weight"]
 
 #: Characters of prose per answer (Chinese; English gets twice as many: its words are longer).
 MAX_CHARS = 1500
@@ -39,25 +43,35 @@ def is_prose(sentence: str) -> bool:
     return cjk >= _MIN_CHARS or len(_WORD.findall(text)) >= 6
 
 
-def section_sentences(knowledge: Knowledge, chunk_ids: Sequence[str], english: bool
-                      ) -> list[tuple[str, str, dict[str, Any]]]:
+def spaced(text: str) -> bool:
+    """Whether ``text`` is written with spaces between its words (English, not Chinese): its lines are joined
+    with a space, and its sentences are quoted as they are, whatever the question's language."""
+    return detect_script(text) == "en"
+
+
+def weight(text: str) -> float:
+    """What ``text`` counts against a budget of Chinese characters: an English text half its length (its words
+    are longer), so a budget holds about as much of either."""
+    return len(text) / 2 if spaced(text) else len(text)
+
+
+def section_sentences(knowledge: Knowledge, chunk_ids: Sequence[str]) -> list[tuple[str, str, dict[str, Any]]]:
     """(sentence, chunk id, chunk metadata) of the sections' prose in reading order, within :data:`MAX_CHARS`."""
     ids = list(dict.fromkeys(chunk_ids))[:MAX_CHUNKS]
     fetched = knowledge.kb.fetch(ids) if ids else {}
-    limit = MAX_CHARS * (2 if english else 1)
     taken: list[tuple[str, str, dict[str, Any]]] = []
     seen: set[str] = set()
-    used = 0
+    used = 0.0
     for chunk_id in (c for c in ids if c in fetched):
         text, meta = fetched[chunk_id]
         # PDF lines wrap mid-sentence: the chunk is one run of text (Chinese has no spaces between words)
-        for sentence in split_sentences(re.sub(r"\s+", " " if english else "", text)):
+        for sentence in split_sentences(re.sub(r"\s+", " " if spaced(text) else "", text)):
             sentence = sentence.strip()
             if sentence in seen or not is_prose(sentence):
                 continue
-            if used + len(sentence) > limit:
+            if used + weight(sentence) > MAX_CHARS:
                 return taken
             seen.add(sentence)
             taken.append((sentence, chunk_id, dict(meta)))
-            used += len(sentence)
+            used += weight(sentence)
     return taken

@@ -93,7 +93,7 @@ class HeadlineSummary:
             citations.append(Citation(file=cited.path, page=cited.page, n=n, doc_id=doc_id, document=cited.name,
                                       quote=cited.quote))
             lines.append(f"- {figure.line} [{n}]")
-        prose = _prose(ctx, knowledge, doc_id, english, len(citations), citations)
+        prose = _prose(ctx, knowledge, doc_id, len(citations), citations)
         if prose:
             lines += ["", "What the report says about the year:" if english else "报告对经营情况的说明：", *prose]
         lines.append(based_on(ctx.scope, ctx.catalog, ctx.language))
@@ -110,7 +110,7 @@ def _heading(report: Report, english: bool) -> str:
     return f"{report.name}{year} 年主要财务数据（按报告原文，含页码）："
 
 
-def _prose(ctx: QuestionContext, knowledge: Knowledge, doc_id: str, english: bool, offset: int,
+def _prose(ctx: QuestionContext, knowledge: Knowledge, doc_id: str, offset: int,
            citations: list[Citation]) -> list[str]:
     """The operations sections' sentences as lines, one citation per chunk (appended to ``citations``)."""
     store = knowledge.summaries()
@@ -119,7 +119,7 @@ def _prose(ctx: QuestionContext, knowledge: Knowledge, doc_id: str, english: boo
     summary = summary_materials(store, ctx.standalone, [doc_id], ctx.budget or 4096, sections=_operations_titles())
     numbers: dict[str, int] = {}
     lines: list[str] = []
-    for sentence, chunk_id, meta in section_sentences(knowledge, summary.topic_chunks, english):
+    for sentence, chunk_id, meta in section_sentences(knowledge, summary.topic_chunks):
         if chunk_id not in numbers:
             numbers[chunk_id] = offset + len(numbers) + 1
             citations.append(citation_from_metadata(numbers[chunk_id], chunk_id, doc_id, meta, sentence))

@@ -149,7 +149,7 @@ class NamedSection:
 
     def _quote(self, ctx: QuestionContext, scope: Scope, section: Section) -> Answer:
         english = ctx.language == "en"
-        lines, citations = digest(section, english, 0)
+        lines, citations = digest(section, 0)
         name = _name(ctx, section.doc_id)
         first, last = section.pages
         pages = "" if first is None else (f"p. {first}" if first == last else f"p. {first}-{last}")

@@ -18,7 +18,7 @@ from retrieval.tables.link_columns import word_forms
 from retrieval.tables.linked import QuestionText, bounded
 from retrieval.tables.timeexpr import find_time_exprs
 
-__all__ = ["affinity", "identity_words", "link_identity", "person_columns"]
+__all__ = ["affinity", "file_names", "identity_words", "link_file_name", "link_identity", "person_columns"]
 
 PERSON_HINTS = ("姓名", "员工", "销售员", "业务员", "负责人", "经手人", "经理", "人员", "联系人", "name", "salesperson",
                 "employee", "rep", "owner", "manager")
@@ -26,10 +26,12 @@ PERSON_HINTS = ("姓名", "员工", "销售员", "业务员", "负责人", "经�
 
 def identity_words(table: TableInfo) -> list[str]:
     """Words of the table's file name, sheet, name and caption (normalised, two characters or more, no years),
-    longest first: what a user calls the table ("订单台账", "订单", "expense claims", "claims").
+    longest first: what a user calls the table ("订单台账", "订单", "expense claims", "claims"), and the file
+    name itself ("sales.csv").
 
-    Cached by those four names: the linker asks three times per table in scope, for every question."""
-    return list(_identity_words(PurePath(table.path).stem, table.sheet or "", table.name or "", table.caption or ""))
+    Cached by those names: the linker asks three times per table in scope, for every question."""
+    words = _identity_words(PurePath(table.path).stem, table.sheet or "", table.name or "", table.caption or "")
+    return sorted({*words, *file_names(table)}, key=len, reverse=True)
 
 
 @lru_cache(maxsize=16_384)
@@ -57,6 +59,19 @@ def _identity_words(*names: str) -> tuple[str, ...]:
             out.append(word)
     out += [other for group in name_synonyms() if group & set(out) for other in group if len(other) >= 2]
     return tuple(sorted(set(out), key=len, reverse=True))
+
+
+def file_names(table: TableInfo) -> list[str]:
+    """The table's whole file name, extension included ("sales.csv"), when it has one."""
+    return [normalize(PurePath(table.path).name)] if PurePath(table.path).suffix else []
+
+
+def link_file_name(t: QuestionText, table: TableInfo) -> None:
+    """Consume the table's whole file name first ("sales.csv中amount的合计"): its stem may also read as a column
+    word ("sales"), and its extension is no unknown word of the question."""
+    for name in file_names(table):
+        for pos in t.find_all(name):
+            t.take(pos, pos + len(name))
 
 
 def link_identity(t: QuestionText, table: TableInfo) -> list[str]:

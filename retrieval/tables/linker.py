@@ -18,7 +18,7 @@ from functools import cache
 from indexing.table_store import TableInfo, TableStore, ValueHit
 from retrieval.handlers.columns import column_core
 from retrieval.rules.normalize import normalize
-from retrieval.tables.identity import affinity, link_identity
+from retrieval.tables.identity import affinity, link_file_name, link_identity
 from retrieval.tables.lexicon import (
     ASKS_DATE,
     FILLERS,
@@ -110,6 +110,7 @@ def link_table(question: str, table: TableInfo, store: TableStore, hits: list[Va
         text, hits = negated, None  # "还没开始" read as the cell value "未开始": the hits are looked up again
     t = QuestionText(text)
     linked = Linked(table=table, text=text, borrowed=borrowed)
+    link_file_name(t, table)
     flags = link_flags(t, table, store)
     linked.mentions = row_key_nouns(link_columns(t, table, ("exact",)), table, linked)
     _link_sheet_names(t, linked)

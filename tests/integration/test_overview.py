@@ -47,6 +47,9 @@ def test_counts_kinds_and_examples_that_get_answers(tmp_path: Path) -> None:
                 answer = next(e.answer for e in service.answer(question) if e.answer is not None)
                 assert answer.citations and "Not found" not in answer.text, (question, answer.text)
     assert overview.to_json()["examples"][0]["en"] == "What does the Booking trains section of guide.md say?"
+    # the Chinese page asks as a user would type it: the English section in a Chinese question, the total with "？"
+    assert [e.zh for e in overview.examples] == ["guide.md中“Booking trains”一节讲了什么？",
+                                                 "orders.csv中price的合计是多少？"]
 
 
 def test_an_empty_knowledge_base_has_no_examples(tmp_path: Path) -> None:

@@ -70,3 +70,23 @@ def test_a_generic_english_word_shared_with_a_long_title_names_nothing() -> None
     scope = resolve_named("How many pages does the DA-619p document have?", catalog)
     assert scope is not None and scope.doc_ids == ["d" * 64]
     assert resolve_named("Which document mentions the budget?", catalog) is None
+
+
+def test_a_whole_file_name_names_its_document_however_short_its_stem() -> None:
+    files = {e.doc_id: e for e in [entry("s" * 64, "/kb/sales.csv", "sales"),
+                                   entry("o" * 64, "/kb/orders.csv", "orders"),
+                                   entry("x" * 64, "/kb/sales-2023.csv", "sales-2023")]}
+    scope = resolve_named("sales.csv中amount的合计是多少？", files)
+    assert scope is not None and scope.doc_ids == ["s" * 64] and scope.matched == {"s" * 64: "sales.csv"}
+    both = resolve_named("sales.csv和orders.csv中amount的合计", files)
+    assert both is not None and sorted(both.doc_ids) == ["o" * 64, "s" * 64]  # two files named: both kept
+    assert resolve_named("what were the sales in 2023?", files) is None  # a word of a name is no file name
+    assert resolve_named("mysales.csv 的合计", files) is None
+
+
+def test_a_named_file_is_cut_from_the_question_with_its_ascii_extension_only() -> None:
+    from retrieval.answer_texts import strip_names
+
+    assert strip_names("orders.csv中qty的合计是多少？", ["orders"]) == "qty的合计是多少？"
+    cut = strip_names("What is the total amount in sales.csv?", ["sales.csv", "sales"])
+    assert cut == "What is the total amount in ?"
