@@ -86,12 +86,22 @@ def extractive_answer(
     missing_subjects: Sequence[str] = (),
     max_sentences: int = 3,
     top_materials: int = 5,
+    cross_language: bool | None = None,
+    unsupported: bool = False,
 ) -> ExtractiveAnswer:
-    """Up to ``max_sentences`` sentences of the first ``top_materials`` materials, best first (see the module)."""
+    """Up to ``max_sentences`` sentences of the first ``top_materials`` materials, best first (see the module).
+
+    ``cross_language``: whether the question's language is one few documents are written in (the caller knows the
+    knowledge base); None: judged from the first material's language. ``unsupported``: the question's content
+    words are nowhere in the knowledge base: "not found" with nothing attached, no quote, no citation."""
     if not materials:
         return ExtractiveAnswer(text=message("no_hits", language), found=False)
     top = list(materials[:top_materials])
-    if detect_language(question) != detect_language(top[0].text[:2000]):
+    if cross_language is None:
+        cross_language = detect_language(question) != detect_language(top[0].text[:2000])
+    if unsupported and not cross_language:
+        return ExtractiveAnswer(text=message("not_found", language), found=False)
+    if cross_language:
         return _by_similarity(question, top, language, label_of, similarity, max_sentences)
     tokenize = tokenize or default_tokenize()
     weigh = weights or (lambda term: 1.0)
