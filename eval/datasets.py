@@ -168,7 +168,8 @@ def mlqa_sets(en: dict[str, Any], zh: dict[str, Any], source: str) -> list[Retri
     en_gold = {d for q in en_q.values() for d in q["gold_doc_ids"]}
     en_corpus = [d for d in en_set.corpus if d["id"] in en_gold]  # the English paragraphs of the shared questions
 
-    def crossed(name: str, asked: dict[str, dict], answered: dict[str, dict], corpus, doc_lang: str) -> RetrievalSet:
+    def crossed(name: str, asked: dict[str, dict[str, Any]], answered: dict[str, dict[str, Any]],
+                corpus: list[dict[str, Any]], doc_lang: str) -> RetrievalSet:
         rows = [{**asked[i], "gold_doc_ids": answered[i]["gold_doc_ids"], "answers": answered[i]["answers"],
                  "doc_lang": doc_lang} for i in ids]
         return RetrievalSet(name, corpus, rows, source)
@@ -283,7 +284,8 @@ def build_all(raw: Path, sizes: dict[str, tuple[int | None, int | None]] | None 
 
 
 def _load(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text(encoding="utf-8"))
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
 
 
 def extract_from_mirrors(mirrors: Path, raw: Path) -> None:
