@@ -245,8 +245,14 @@ def guarded_fusion(
 
 
 def _reads_own_language(signals: QuerySignals) -> bool:
-    """BM25 reads the question and its language is well present in the corpus (the feedback test's conditions)."""
-    return bm25_readability(signals) >= 1.0 and signals.script_in_corpus >= SCRIPT_PRESENT
+    """A knowledge base keeping both languages: BM25 reads the question, its language is well present in the corpus
+    (the feedback test's conditions) and so is the other one (at least ``SCRIPT_PRESENT`` of the words: a Chinese
+    knowledge base with one English report, 13 % English in annual_pages or the eval's, keeps the rule of
+    :func:`_guarded_scales`; interleaving cost its Chinese answers their places)."""
+    shares = signals.corpus_scripts or {}
+    other = max((share for script, share in shares.items() if script in ("zh", "en") and script != signals.script),
+                default=0.0)
+    return bm25_readability(signals) >= 1.0 and signals.script_in_corpus >= SCRIPT_PRESENT and other >= SCRIPT_PRESENT
 
 
 def _guarded_scales(

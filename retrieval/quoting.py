@@ -34,8 +34,9 @@ SINGLE_CHARACTER_WEIGHT = 0.3
 def unsupported(subjects: Sequence[str], missing: Sequence[str]) -> bool:
     """More than half of the question's subjects appear in no chunk of the knowledge base (lexically): nothing
     there can answer it ("火星基地的氧气供应商是谁？": 火星基地, 氧气 nowhere), so it is "not found" with nothing
-    attached. Any file counts alike (a MANIFEST.tsv, a data folder's README): the test is every chunk's words."""
-    return bool(subjects) and 2 * len(missing) > len(subjects)
+    attached. Any file counts alike (a MANIFEST.tsv, a data folder's README): the test is every chunk's words.
+    A question of one subject is never judged so (a Word comment's author label "法务" is not in the chunk text)."""
+    return len(subjects) >= 2 and 2 * len(missing) > len(subjects)
 
 
 def asked_subjects(question: str) -> list[str]:
@@ -71,16 +72,16 @@ class Quoting:
             cross_language=self.cross_language(question), unsupported=unsupported(subjects, missing),
         )
 
-    def cross_language(self, question: str) -> bool:
+    def cross_language(self, question: str) -> bool | None:
         """True when few of the knowledge base's words are in the question's script (``SCRIPT_PRESENT``, the
-        fusion's own threshold): only then are sentences chosen by meaning across languages, with the remark
-        saying so. A Chinese question over a mostly Chinese knowledge base is judged by its words even when the
-        first passage is English (a MANIFEST.tsv): that passage was retrieved by meaning, not by what it says."""
+        fusion's own threshold): sentences are chosen by meaning across languages, with the remark saying so.
+        Otherwise None: the materials decide (``extractive_answer``), so a Chinese question over a mostly Chinese
+        knowledge base is judged by its words even when the first passage is English (a MANIFEST.tsv)."""
         script = detect_script(question)
         shares = self.kb.bm25.script_shares()
-        if script not in ("zh", "en") or not shares:
-            return False
-        return shares.get(script, 0.0) < SCRIPT_PRESENT
+        if script in ("zh", "en") and shares and shares.get(script, 0.0) < SCRIPT_PRESENT:
+            return True
+        return None
 
     def weight(self, term: str) -> float:
         """How much a question word matters: its idf in this knowledge base.

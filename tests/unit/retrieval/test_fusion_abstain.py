@@ -114,3 +114,12 @@ def test_the_default_hybrid_is_guarded_abstain():
     assert fuse_hybrid(BM25, dense, RetrievalSettings(), SIGNALS) == guarded_fusion(BM25, dense, SIGNALS, abstain=True)
     previous = RetrievalSettings(fusion="guarded")
     assert fuse_hybrid(BM25, dense, previous, SIGNALS) == guarded_fusion(BM25, dense, SIGNALS)
+
+
+def test_a_chinese_knowledge_base_with_one_english_report_keeps_the_abstention_rule():
+    """13 % English (annual_pages, the eval's knowledge base): not a knowledge base keeping both languages."""
+    signals = QuerySignals(script="zh", corpus_scripts={"zh": 0.87, "en": 0.13}, coverage=1.0, doc_scripts=SCRIPTS)
+    dense = [("en-other", 0.82), ("en-answer", 0.80), ("zh-answer", 0.78), ("zh-other", 0.40)]
+    fused = dict(guarded_fusion(BM25, dense, signals, depth=10, dense_share=0.2, abstain=True))
+    assert fused["en-other"] == pytest.approx(1.0)  # the lists agree: its dense value stands in for BM25's 0
+    assert fused["zh-far"] == pytest.approx(0.8 * 5.0 / 12.0)

@@ -23,6 +23,7 @@ def test_more_than_half_of_the_subjects_nowhere_is_unsupported() -> None:
     assert unsupported(["火星基地", "氧气", "供应商"], ["火星基地", "氧气"])
     assert not unsupported(["研发人员", "年龄"], ["年龄"])  # half: the closest passage may still help
     assert not unsupported([], [])
+    assert not unsupported(["法务"], ["法务"])  # one subject: the comment's author label is not chunk text
 
 
 def test_an_unsupported_question_is_not_found_with_no_quote_and_no_citation() -> None:
