@@ -157,6 +157,24 @@ def pdfs(repo: Path) -> list[Path]:
     return out
 
 
+def available_reports(repo: Path, files: list[Path]) -> list[Path]:
+    """The reports the *available* questions need, boolean questions' first: their gold pages' PDFs and the
+    reports of the companies they name (``--subset available``, for a machine where 62 PDFs take hours)."""
+    questions = json.loads(challenge_file(repo, "round2/questions.json"))
+    gold = json.loads(challenge_file(repo, "round2/answers.json"))
+    company = {s["sha1"]: s["company_name"] for s in json.loads(challenge_file(repo, "round2/subset.json"))}
+    by_stem = {p.stem: p for p in files}
+    order: dict[str, int] = {}
+    for item in questions:
+        refs = {r.split(":")[0] for pool in gold[item["text"]]["reference_pools"] for r in pool}
+        if not refs <= set(by_stem):
+            continue
+        named = {s for s, n in company.items() if n in item["text"] and s in by_stem}
+        for stem in sorted(refs | named):
+            order[stem] = min(order.get(stem, 2), 0 if item["kind"] == "boolean" else 1)
+    return [by_stem[s] for s in sorted(order, key=lambda s: (order[s], s))]
+
+
 def submissions(repo: Path) -> list[dict[str, Any]]:
     listing = subprocess.run(["git", f"--git-dir={repo}", "ls-tree", "-r", "--name-only", "HEAD",
                               "round2/submissions"], check=True, capture_output=True, text=True).stdout.split()
@@ -223,6 +241,8 @@ def main() -> int:
     parser.add_argument("--no-refresh", action="store_true", help="keep the stored profiles and facts as they are")
     parser.add_argument("--index-only", action="store_true", help="index (and refresh profiles), ask nothing")
     parser.add_argument("--limit", type=int, default=0, help="ask only the first N questions")
+    parser.add_argument("--subset", choices=("all", "available"), default="all",
+                        help="index every PDF, or only the reports the available questions need (boolean first)")
     parser.add_argument("--data-dir", type=Path, default=CACHE / "kb", help="the knowledge base folder")
     parser.add_argument("--generator", choices=("extractive", "fake"), default="extractive",
                         help="no model (default), or the deterministic fake model: measures what the prompt holds")
@@ -243,11 +263,12 @@ def main() -> int:
         jobs=JobsSettings(workers=args.workers),
     )
     files = pdfs(args.repo)
+    to_index = available_reports(args.repo, files) if args.subset == "available" else files
     failed: list[str] = []
     with open_knowledge_base(settings) as kb:
         if not args.no_index:
             mark = time.monotonic()
-            report = kb.index_paths(files)
+            report = kb.index_paths(to_index)
             print(f"indexed in {time.monotonic() - mark:.0f} s: {report}", file=sys.stderr)
         status = kb.status()
         failed = [f"{Path(d.path).name}: {d.error_kind} {d.error_message}" for d in status.documents
@@ -329,6 +350,12 @@ def main() -> int:
                      if ref_score(gold[r["question"]]["reference_pools"], ours[r["question"]]["references"]) == 1.0]
     wrong_figures = [r for r in rows if r["kind"] == "number" and r["value"] != "N/A"
                      and not any(value_score("number", g, r["value"]) for g in r["gold"])]
+    # issue 36: yes/no questions whose evidence pages are indexed, and whether what is cited holds the answer
+    booleans = [r for r in rows if r["kind"] == "boolean" and r["question"] in answerable]
+    booleans_right = [r for r in booleans if any(value_score("boolean", g, r["value"]) for g in r["gold"])]
+    stated = [q for q in answerable if ours[q]["references"]]
+    gold_cited = [q for q in stated if set(ours[q]["references"]) & {p for pool in gold[q]["reference_pools"]
+                                                                         for p in pool}]
     by_source: dict[str, int] = {}
     for r in rows:
         if r["kind"] == "number" and r["value"] != "N/A":
@@ -360,6 +387,8 @@ def main() -> int:
         f"- number questions with gold N/A (available): N/A given for {number_na_ok}/{len(number_na)}",
         f"- number questions (answerable): exact {len(numbers_exact)}/{len(numbers)}, exact with a gold page cited "
         f"{len(numbers_cited)}/{len(numbers)}",
+        f"- yes/no questions with their evidence pages indexed: right {len(booleans_right)}/{len(booleans)}",
+        f"- answerable questions answered with citations: a gold page among them {len(gold_cited)}/{len(stated)}",
         f"- a figure stated that is not the gold value (all number questions): {len(wrong_figures)}"
         + "".join(f"\n  - {r['question'][:90]}…: {r['value']} (gold {r['gold'][0]})" for r in wrong_figures),
         f"- figures stated, by source: {by_source or 'none'}",

@@ -47,12 +47,13 @@ from officeqa.settings import EmbeddingSettings, RetrievalSettings
 from retrieval.dense import FAST, STRONG
 from retrieval.feedback import feedback_applies, feedback_search, keep_head
 from retrieval.fusion import bm25_readability, fuse_hybrid, guarded_fusion
+from retrieval.fusion_languages import same_language_rerank
 from retrieval.query_signals import QuerySignals
 from retrieval.search import query_signals_for
 
 Hits = list[tuple[str, float]]
 SETS = ["rgb_zh", "rgb_zh_int", "scifact_full", "annual_pages", "xquad_zh", "cmrc2018_dev", "drcd",
-        "mlqa_zh", "mlqa_en", "mlqa_en2zh", "mlqa_zh2en", "mlqa_mixed"]
+        "mlqa_zh", "mlqa_en", "mlqa_en2zh", "mlqa_zh2en", "mlqa_mixed", "xquad_mixed"]
 HALVES = ("tune", "heldout", "all")
 MARGIN = 0.005
 FIGURE_KINDS = ("value", "text", "computed")
@@ -176,7 +177,7 @@ def with_feedback(fused: Hits, expanded: Hits, dense: Hits, signals: QuerySignal
     settings = RetrievalSettings(candidate_depth=DEPTH)
     if not feedback_applies(signals, settings.feedback_terms):
         return fused
-    return keep_head(fused, fuse_hybrid(expanded, dense, settings, signals))
+    return same_language_rerank(fused, keep_head(fused, fuse_hybrid(expanded, dense, settings, signals)), signals)
 
 
 def _page_counts(data: ChunkedSet, chunk_runs: dict[str, dict[str, Hits]]) -> dict[str, dict[str, int]]:

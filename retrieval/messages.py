@@ -33,6 +33,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "section_which": "请指明是哪一份文档的“{phrase}”：知识库中有 {count} 份文档（{names}）。"
         "例如问：“{example}的{phrase}讲了什么？”",
         "closest": "最接近的内容如下（可能并不回答该问题）：",
+        "kb_covers": "知识库中的 {count} 份文档涉及：{titles}",
         "cross_language": "（问题与文档语言不同，以下按语义相似度摘录原文。）",
         # scope and versions
         "scope_named": "依据文档：{documents}",
@@ -91,6 +92,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "section_which": "Which document do you mean? \u201c{phrase}\u201d is a place in one document, and {count} are "
         "indexed ({names}); ask, e.g., \u201cSummarize {phrase} of {example}\u201d.",
         "closest": "The closest passages (they may not answer the question):",
+        "kb_covers": "The knowledge base's {count} documents cover: {titles}",
         "cross_language": "(The question and the documents are in different languages; passages are chosen by "
         "meaning, across languages.)",
         "scope_named": "Based on: {documents}",

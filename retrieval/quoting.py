@@ -14,13 +14,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from officeqa.scripts import is_han
+from officeqa.scripts import detect_script, is_han
 from officeqa.text_tokens import subject_words, tokenize_for_bm25
 from prompts.assembler import Material
 from retrieval.citations import Citation
 from retrieval.evidence import QuoteLocator
 from retrieval.extractive import QUESTION_WORDS, ExtractiveAnswer, extractive_answer
 from retrieval.extractive.terms import question_verb
+from retrieval.fusion import SCRIPT_PRESENT
 
 if TYPE_CHECKING:
     from indexing.knowledge_base import KnowledgeBase
@@ -28,6 +29,14 @@ if TYPE_CHECKING:
 LOCATOR_CACHE = 32
 #: Weight of a one-character Chinese question word (去, 报, 能) against its idf.
 SINGLE_CHARACTER_WEIGHT = 0.3
+
+
+def unsupported(subjects: Sequence[str], missing: Sequence[str]) -> bool:
+    """More than half of the question's subjects appear in no chunk of the knowledge base (lexically): nothing
+    there can answer it ("火星基地的氧气供应商是谁？": 火星基地, 氧气 nowhere), so it is "not found" with nothing
+    attached. Any file counts alike (a MANIFEST.tsv, a data folder's README): the test is every chunk's words.
+    A question of one subject is never judged so (a Word comment's author label "法务" is not in the chunk text)."""
+    return len(subjects) >= 2 and 2 * len(missing) > len(subjects)
 
 
 def asked_subjects(question: str) -> list[str]:
@@ -53,14 +62,26 @@ class Quoting:
         """The no-model answer, knowing the knowledge base: which question words it lacks, their weights."""
         ignored_words = {t for text in ignore for t in tokenize_for_bm25(text)}
         retrieved = "".join(m.text for m in found).lower()
-        missing = [w for w in asked_subjects(question)
-                   if w not in ignored_words and w not in retrieved and not self.kb.bm25.mentions(w)]
+        subjects = [w for w in asked_subjects(question) if w not in ignored_words]
+        missing = [w for w in subjects if w not in retrieved and not self.kb.bm25.mentions(w)]
         return extractive_answer(
             question, found, language=language, tokenize=tokenize_for_bm25, weights=self.weight,
             label_of=lambda material, sentence: self.label(material, sentence, language),
             context_of=self.context, similarity=self.similarity, per_document=per_document,
             compare=compare, ignore=ignore, missing_subjects=missing,
+            cross_language=self.cross_language(question), unsupported=unsupported(subjects, missing),
         )
+
+    def cross_language(self, question: str) -> bool | None:
+        """True when few of the knowledge base's words are in the question's script (``SCRIPT_PRESENT``, the
+        fusion's own threshold): sentences are chosen by meaning across languages, with the remark saying so.
+        Otherwise None: the materials decide (``extractive_answer``), so a Chinese question over a mostly Chinese
+        knowledge base is judged by its words even when the first passage is English (a MANIFEST.tsv)."""
+        script = detect_script(question)
+        shares = self.kb.bm25.script_shares()
+        if script in ("zh", "en") and shares and shares.get(script, 0.0) < SCRIPT_PRESENT:
+            return True
+        return None
 
     def weight(self, term: str) -> float:
         """How much a question word matters: its idf in this knowledge base.

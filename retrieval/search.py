@@ -17,6 +17,7 @@ from retrieval.dense import STRONG, ranked_dense, start_strong_question
 from retrieval.feedback import feedback_applies, feedback_search, keep_head
 from retrieval.filters import to_chroma_where, validate_filters
 from retrieval.fusion import fuse_hybrid
+from retrieval.fusion_languages import same_language_rerank
 from retrieval.query_signals import query_signals
 
 if TYPE_CHECKING:
@@ -119,7 +120,9 @@ def _hybrid(
     fused = fuse_hybrid(bm25_hits, dense_hits, fusion_settings, signals)
     if signals is None or expanded is None:
         return fused
-    return keep_head(fused, fuse_hybrid(expanded, dense_hits, fusion_settings, signals))
+    # feedback moves only the question's language's chunks: its terms know nothing of the other language's
+    return same_language_rerank(fused, keep_head(fused, fuse_hybrid(expanded, dense_hits, fusion_settings, signals)),
+                                signals)
 
 
 def without_naming_words(query: str, naming: Sequence[str]) -> str:

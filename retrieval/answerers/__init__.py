@@ -36,6 +36,7 @@ from retrieval.answerers.unknown_company import UnknownCompany
 from retrieval.answerers.yes_no import YesNo
 from retrieval.answering import Answer, AnswerEvent
 from retrieval.context import QuestionContext
+from retrieval.question_kind import is_yes_no
 
 Reply = Answer | Iterator[AnswerEvent] | None
 
@@ -79,9 +80,23 @@ ANSWERERS: tuple[Answerer, ...] = (
 )
 
 
+FIGURE_ANSWERERS: tuple[type, ...] = (
+    HeadlineSummary, SegmentFacts, ReportFacts, NamedFacts, StoredTables, EmptyRuleTables, RuleHandler, TableProbe,
+    LinkedTables, ModelTablePlan,
+)
+"""Answerers whose reply is a figure, a table's cells or a rule's extraction: never a yes or a no. A yes/no question
+skips them (issue 36: "did it change its dividend policy?" was answered by a rule quoting a quarterly dividend), so
+it reaches the model, or, without one, :class:`YesNo`: "Yes" or "No" with the evidence sentence, or "not found"."""
+
+
 def walk(ctx: QuestionContext, answerers: Sequence[Answerer] = ANSWERERS) -> Iterator[AnswerEvent]:
-    """Ask each answerer in turn; yield the first one's events, ending with exactly one ``answer`` event."""
+    """Ask each answerer in turn; yield the first one's events, ending with exactly one ``answer`` event.
+
+    A yes/no question skips the :data:`FIGURE_ANSWERERS`."""
+    yes_no = is_yes_no(ctx.standalone)
     for answerer in answerers:
+        if yes_no and isinstance(answerer, FIGURE_ANSWERERS):
+            continue
         reply = answerer.answer(ctx)
         if reply is None:
             continue
@@ -95,4 +110,4 @@ def walk(ctx: QuestionContext, answerers: Sequence[Answerer] = ANSWERERS) -> Ite
     raise AssertionError("the last answerer always answers")  # pragma: no cover
 
 
-__all__ = ["ANSWERERS", "Answerer", "Reply", "walk"]
+__all__ = ["ANSWERERS", "FIGURE_ANSWERERS", "Answerer", "Reply", "walk"]

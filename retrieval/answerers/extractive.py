@@ -34,7 +34,23 @@ class RetrievalExtractive:
         ctx.meta["extractive"] = {"found": extractive.found, "coverage": extractive.coverage}
         ctx.timings["extractive_s"] = time.monotonic() - mark
         notice = notice_for(failure.reason, ctx.language, _detail(ctx, failure.reason))
-        return ctx.tools.finish(ctx, ctx.reply(extractive.text, extractive.citations, "extractive", notice))
+        text = extractive.text
+        if not extractive.found and not extractive.citations:
+            text = "\n".join([text, *covered(ctx)])
+        return ctx.tools.finish(ctx, ctx.reply(text, extractive.citations, "extractive", notice))
+
+
+#: Documents named in a "not found" answer as what the knowledge base covers.
+COVERED_SHOWN = 8
+
+
+def covered(ctx: QuestionContext) -> list[str]:
+    """What the knowledge base does cover, for a "not found" with nothing attached: its documents' titles (a few)."""
+    titles = sorted({entry.title for entry in ctx.catalog.values() if entry.title})
+    if not titles:
+        return []
+    shown = "; ".join(titles[:COVERED_SHOWN]) + ("; …" if len(titles) > COVERED_SHOWN else "")
+    return [message("kb_covers", ctx.language, titles=shown, count=len(titles))]
 
 
 def _detail(ctx: QuestionContext, reason: str) -> str:
@@ -47,4 +63,4 @@ def _detail(ctx: QuestionContext, reason: str) -> str:
     return ""
 
 
-__all__ = ["RetrievalExtractive"]
+__all__ = ["COVERED_SHOWN", "RetrievalExtractive", "covered"]

@@ -116,6 +116,17 @@ _NO_TOPIC = frozenset(
         "from",
         "year",
         "during",
+        # how the question asks, not what: "outline any new ESG initiatives", "detail any restructuring plans in the
+        # latest filing" (ERC round 2, issue 36: the ESG question's evidence was left undecided for "outline", "new")
+        "outline",
+        "outlined",
+        "outlines",
+        "detail",
+        "details",
+        "detailed",
+        "new",
+        "latest",
+        "filing",
         "是否",
         "提到",
         "提及",

@@ -66,6 +66,8 @@ _ASKS_QUANTITY = re.compile(
 #: An amount in a sentence: thousands separators, a decimal, a long number, or a number with a unit.
 _AMOUNT = re.compile(r"\d{1,3}(?:,\d{3})+|\d+\.\d+|\d{5,}|\d+\s*(?:%|元|万|亿|人|吨|million|billion|thousand)",
                      re.IGNORECASE)
+#: The first materials that must all be in another language for the sentences to be chosen across languages.
+CROSS_LANGUAGE_FIRST = 3
 #: (question, sentences) -> similarity per sentence, language-neutral (an embedder's cosine).
 Similarity = Callable[[str, list[str]], list[float]]
 
@@ -86,12 +88,25 @@ def extractive_answer(
     missing_subjects: Sequence[str] = (),
     max_sentences: int = 3,
     top_materials: int = 5,
+    cross_language: bool | None = None,
+    unsupported: bool = False,
 ) -> ExtractiveAnswer:
-    """Up to ``max_sentences`` sentences of the first ``top_materials`` materials, best first (see the module)."""
+    """Up to ``max_sentences`` sentences of the first ``top_materials`` materials, best first (see the module).
+
+    ``cross_language``: True when the question's language is one few documents are written in (the caller knows
+    the knowledge base); None: when the first :data:`CROSS_LANGUAGE_FIRST` materials are all in another language
+    (a Chinese question whose only answer is an English guideline), not because the first one is (an English
+    MANIFEST.tsv ranked first by meaning above Chinese passages). ``unsupported``: the question's content
+    words are nowhere in the knowledge base: "not found" with nothing attached, no quote, no citation."""
     if not materials:
         return ExtractiveAnswer(text=message("no_hits", language), found=False)
     top = list(materials[:top_materials])
-    if detect_language(question) != detect_language(top[0].text[:2000]):
+    if cross_language is None:  # every one of the first passages in another language: words cannot meet
+        asked_in = detect_language(question)
+        cross_language = all(asked_in != detect_language(m.text[:2000]) for m in top[:CROSS_LANGUAGE_FIRST])
+    if unsupported and not cross_language:
+        return ExtractiveAnswer(text=message("not_found", language), found=False)
+    if cross_language:
         return _by_similarity(question, top, language, label_of, similarity, max_sentences)
     tokenize = tokenize or default_tokenize()
     weigh = weights or (lambda term: 1.0)

@@ -76,9 +76,14 @@ def test_comments_are_shown_with_their_label() -> None:
 
 def test_cross_language_questions_quote_by_rank_with_a_note() -> None:
     mats = [mat(0, "年假为每年十五天。"), mat(1, "The canteen opens at noon.", path="/d/en.md")]
-    answer = extractive_answer("How many days of annual leave?", mats, language="en", tokenize=tokenize_for_bm25)
+    # the knowledge base holds few English words (the caller, retrieval/quoting.py, knows it): across languages
+    answer = extractive_answer("How many days of annual leave?", mats, language="en", tokenize=tokenize_for_bm25,
+                               cross_language=True)
     assert "different languages" in answer.text
     assert answer.citations[0].chunk_id == "c0"
+    only_chinese = extractive_answer("How many days of annual leave?", mats[:1], language="en",
+                                     tokenize=tokenize_for_bm25)
+    assert "different languages" in only_chinese.text  # every first passage in another language: across too
 
 
 def test_a_table_chunk_is_answered_by_its_row_not_its_header_line() -> None:

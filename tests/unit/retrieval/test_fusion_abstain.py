@@ -1,4 +1,6 @@
-"""guarded_abstain, the default fusion: BM25 abstains on other-language candidates only when both lists agree."""
+"""guarded_abstain, the default fusion: in a bilingual knowledge base BM25 has no say over the other language's
+candidates (interleaved in dense order when the two lists agree in the question's language); elsewhere BM25 abstains
+on other-language candidates only when both lists agree."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import pytest
 
 from officeqa.settings import RetrievalSettings
 from retrieval.fusion import fuse_hybrid, guarded_fusion, lists_agree
+from retrieval.fusion_languages import same_language_rerank
 from retrieval.query_signals import QuerySignals
 
 # A Chinese question over a knowledge base holding Chinese and English documents: "zh-answer" is the
@@ -23,13 +26,45 @@ def test_an_answer_in_the_other_language_rises_when_the_lists_agree():
     assert plain.index("en-answer") > plain.index("zh-far")  # BM25's 0 buried it below every Chinese hit
 
 
-def test_the_abstention_takes_the_dense_value_for_bm25s_share():
-    dense = [("en-answer", 0.80), ("zh-answer", 0.78), ("en-other", 0.50), ("zh-other", 0.40)]
-    fused = dict(guarded_fusion(BM25, dense, SIGNALS, depth=10, dense_share=0.2, abstain=True))
-    # dense min-max over 0.40..0.80: en-answer 1.0, en-other 0.25; both take it on BM25's side too.
-    assert fused["en-answer"] == pytest.approx(1.0)
-    assert fused["en-other"] == pytest.approx(0.25)
-    assert fused["zh-far"] == pytest.approx(0.8 * 5.0 / 12.0)  # a short BM25 list is scaled from 0
+def test_the_other_languages_candidates_are_interleaved_in_dense_order_bm25_has_no_say():
+    dense = [("en-other", 0.82), ("en-answer", 0.80), ("zh-answer", 0.78), ("zh-other", 0.40)]
+    fused = guarded_fusion(BM25, dense, SIGNALS, depth=10, dense_share=0.2, abstain=True)
+    # same language in the fused order (BM25's), the other language in dense's order, one each in turn
+    assert [d for d, _ in fused] == ["zh-answer", "en-other", "zh-other", "en-answer", "zh-far"]
+    scores = [score for _, score in fused]
+    assert scores == sorted(scores, reverse=True)  # the slots keep the fused scale
+    assert scores[0] == pytest.approx(0.8 + 0.2 * (0.78 - 0.40) / (0.82 - 0.40))
+
+
+def test_no_interleaving_when_bm25s_best_is_not_among_dense_first_same_language_candidates():
+    dense = [("en-answer", 0.80)] + [(f"zh-{i}", 0.7 - i / 100) for i in range(3)] + [("zh-answer", 0.3)]
+    signals = QuerySignals(script="zh", corpus_scripts={"zh": 0.5, "en": 0.5}, coverage=1.0,
+                           doc_scripts={**SCRIPTS, **{f"zh-{i}": "zh" for i in range(3)}})
+    fused = [d for d, _ in guarded_fusion(BM25, dense, signals, depth=10, abstain=True)]
+    assert fused == [d for d, _ in guarded_fusion(BM25, dense, signals, depth=10)]
+    assert fused.index("en-answer") > fused.index("zh-far")
+
+
+def test_an_english_question_over_chinese_documents_keeps_the_abstention_rule():
+    """BM25 cannot read the question in its own language there (the script is rare in the corpus): no interleaving,
+    the lists-agree abstention as before."""
+    signals = QuerySignals(script="en", corpus_scripts={"zh": 0.95, "en": 0.05}, coverage=1.0,
+                           doc_scripts={"zh-a": "zh", "zh-b": "zh", "en-a": "en"})
+    bm25 = [("en-a", 3.0)]
+    dense = [("zh-a", 0.6), ("en-a", 0.55), ("zh-b", 0.5)]
+    fused = dict(guarded_fusion(bm25, dense, signals, depth=10, dense_share=0.2, abstain=True))
+    assert fused["zh-a"] == pytest.approx(1.0)  # abstained: its dense value stands in for BM25's 0
+
+
+def test_feedback_moves_only_the_questions_language():
+    plain = [("zh-a", 0.9), ("en-a", 0.8), ("zh-b", 0.7), ("en-b", 0.6)]
+    reranked = [("en-b", 0.95), ("zh-b", 0.9), ("zh-new", 0.85), ("zh-a", 0.5), ("en-a", 0.4)]
+    signals = QuerySignals(script="zh", doc_scripts={"zh-a": "zh", "zh-b": "zh", "en-a": "en", "en-b": "en"})
+    out = same_language_rerank(plain, reranked, signals)
+    assert [d for d, _ in out] == ["zh-b", "en-a", "zh-new", "en-b", "zh-a"]
+    assert [s for _, s in out] == [0.9, 0.8, 0.7, 0.6, 0.5]
+    one_language = QuerySignals(script="zh", doc_scripts={"zh-a": "zh", "zh-b": "zh"})
+    assert same_language_rerank(plain[:1], reranked[1:3], one_language) == reranked[1:3]
 
 
 def test_no_abstention_when_the_dense_side_does_not_rank_bm25s_best():
@@ -79,3 +114,12 @@ def test_the_default_hybrid_is_guarded_abstain():
     assert fuse_hybrid(BM25, dense, RetrievalSettings(), SIGNALS) == guarded_fusion(BM25, dense, SIGNALS, abstain=True)
     previous = RetrievalSettings(fusion="guarded")
     assert fuse_hybrid(BM25, dense, previous, SIGNALS) == guarded_fusion(BM25, dense, SIGNALS)
+
+
+def test_a_chinese_knowledge_base_with_one_english_report_keeps_the_abstention_rule():
+    """13 % English (annual_pages, the eval's knowledge base): not a knowledge base keeping both languages."""
+    signals = QuerySignals(script="zh", corpus_scripts={"zh": 0.87, "en": 0.13}, coverage=1.0, doc_scripts=SCRIPTS)
+    dense = [("en-other", 0.82), ("en-answer", 0.80), ("zh-answer", 0.78), ("zh-other", 0.40)]
+    fused = dict(guarded_fusion(BM25, dense, signals, depth=10, dense_share=0.2, abstain=True))
+    assert fused["en-other"] == pytest.approx(1.0)  # the lists agree: its dense value stands in for BM25's 0
+    assert fused["zh-far"] == pytest.approx(0.8 * 5.0 / 12.0)

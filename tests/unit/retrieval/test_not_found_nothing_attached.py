@@ -1,0 +1,53 @@
+"""Issue 36 item 2: a question nothing answers is "not found" with nothing attached, decided on the knowledge base's
+words (every file alike, a MANIFEST.tsv too), and sentences are chosen across languages only when the question's
+language is rare in the knowledge base."""
+
+from __future__ import annotations
+
+from officeqa.text_tokens import tokenize_for_bm25
+from prompts.assembler import Material
+from retrieval.answerers import ANSWERERS, FIGURE_ANSWERERS
+from retrieval.answerers.report_facts import ReportFacts
+from retrieval.answerers.yes_no import YesNo
+from retrieval.extractive import extractive_answer
+from retrieval.quoting import unsupported
+
+MANIFEST = Material(text="file\tsource_repo\tlicense\npdf/en_paper.pdf\tUnstructured-IO\tApache-2.0 (not a zip)",
+                    source="s0", score=1.0, chunk_id="c0", document="MANIFEST.tsv",
+                    meta={"doc_id": "m", "path": "/d/MANIFEST.tsv"})
+NOVEL = Material(text="1930年杂志《火星》刊登小说的新章节。", source="s1", score=0.9, chunk_id="c1",
+                 document="顿河.html", meta={"doc_id": "n", "path": "/d/顿河.html"})
+
+
+def test_more_than_half_of_the_subjects_nowhere_is_unsupported() -> None:
+    assert unsupported(["火星基地", "氧气", "供应商"], ["火星基地", "氧气"])
+    assert not unsupported(["研发人员", "年龄"], ["年龄"])  # half: the closest passage may still help
+    assert not unsupported([], [])
+    assert not unsupported(["法务"], ["法务"])  # one subject: the comment's author label is not chunk text
+
+
+def test_an_unsupported_question_is_not_found_with_no_quote_and_no_citation() -> None:
+    answer = extractive_answer("火星基地的氧气供应商是谁？", [MANIFEST, NOVEL], tokenize=tokenize_for_bm25,
+                               cross_language=False, unsupported=True)
+    assert answer.text == "文档中未找到与问题相关的内容。"
+    assert not answer.found and answer.citations == []
+
+
+def test_an_english_first_passage_does_not_make_a_chinese_question_cross_language() -> None:
+    """The knowledge base is mostly Chinese (the caller says so): the question is judged by its words, so the
+    MANIFEST's license line is not quoted "by meaning" with a remark about languages."""
+    answer = extractive_answer("火星基地的氧气供应商是谁？", [MANIFEST, NOVEL], tokenize=tokenize_for_bm25,
+                               cross_language=False)
+    assert "Apache" not in answer.text and "语言不同" not in answer.text
+    assert not answer.found
+
+
+def test_a_question_in_a_rare_language_is_still_answered_across_languages() -> None:
+    answer = extractive_answer("Which magazine printed the new chapters?", [NOVEL], language="en",
+                               tokenize=tokenize_for_bm25, cross_language=True)
+    assert answer.found and "火星" in answer.text and "different languages" in answer.text
+
+
+def test_a_yes_no_question_skips_the_figure_and_rule_answerers() -> None:
+    assert any(isinstance(a, ReportFacts) for a in ANSWERERS)
+    assert ReportFacts in FIGURE_ANSWERERS and YesNo not in FIGURE_ANSWERERS
