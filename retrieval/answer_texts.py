@@ -80,8 +80,26 @@ def naming_words(scope: Scope, catalog: Mapping[str, CatalogEntry]) -> list[str]
     for doc_id in scope.doc_ids:
         entry = catalog.get(doc_id)
         if entry is not None:
-            words.extend([entry.title, PurePath(entry.path).stem])
+            words.extend([entry.title, PurePath(entry.path).stem, *_identity_names(entry)])
     return words
+
+
+def _identity_names(entry: CatalogEntry) -> list[str]:
+    """The scoped document's company as its identity spells it (legal, short, English and former names, stock
+    codes): a question that chose the report by any of them ("00700.HK在研发方面…") asks nothing about that word."""
+    subject = entry.profile.subject
+    if subject is None:
+        return []
+    digits = [code.split(".")[0] for code in subject.codes]  # "00700.HK": the question's tokens are "00700", "hk"
+    # the forms a question writes a Hong Kong code in ("港股0700", "HK700"), and the market word before it
+    forms = [form for d in digits if d.isdigit() for form in (d.lstrip("0"), d.lstrip("0").zfill(4))]
+    markets = MARKET_WORDS if subject.codes else []
+    return [subject.entity, *subject.short_names, subject.english_name, *subject.codes, *digits, *forms,
+            *markets, *subject.former_names]
+
+
+#: Words that name a listing's market beside its code ("港股0700", "A股000570"): they chose the document.
+MARKET_WORDS = ["港股", "A股", "B股", "H股", "美股", "沪市", "深市"]
 
 
 def shared_naming_words(scope: Scope, catalog: Mapping[str, CatalogEntry]) -> list[str]:

@@ -30,7 +30,10 @@ def check_arguments(args: argparse.Namespace, settings: Settings) -> None:
     """Raise :class:`PathNotFound` or :class:`NoKnowledgeBase` when the command cannot run as asked."""
     must_exist: Mapping[str, str] = getattr(args, "must_exist", {}) or {}
     for dest, kind in must_exist.items():
-        for value in _values(getattr(args, dest, None)):
+        values = _values(getattr(args, dest, None))
+        if len(values) > 1 and any(Path(v).expanduser().exists() for v in values):
+            continue  # a batch (`index a b`, `summarize a b`): the command names each missing one, the rest go on
+        for value in values:
             _check_path(value, kind)
     if _reads_kb(args):
         from indexing.presence import knowledge_base_exists

@@ -16,7 +16,7 @@ EXPORTS = {
                          "tree_to_json", "tree_to_markdown"},
     "officeqa.embeddings": {"BACKENDS", "Embedder", "HashEmbedder", "ProgressCallback", "background_backend",
                             "create_background_embedder", "create_embedder", "normalise_rows"},
-    "retrieval.answerers": {"ANSWERERS", "Answerer", "Reply", "walk"},
+    "retrieval.answerers": {"ANSWERERS", "FIGURE_ANSWERERS", "Answerer", "Reply", "walk"},
     "retrieval.handlers": {"Citation", "HandlerItem", "HandlerResult", "run_route"},
     "retrieval.tables": {"TABLE_ROUTES", "Filter", "QuestionPlan", "Refusal", "TableQuery", "answer_for_route",
                          "answer_table_question", "plan_question"},
