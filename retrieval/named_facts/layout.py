@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from functools import cache
+from itertools import pairwise
 
 from officeqa.domain import Block, BlockType
 from retrieval.named_facts.facts import NamedFact, looks_like_person, usable_value
@@ -125,7 +126,7 @@ def _header_line(line: str, matches: Sequence[re.Match[str]]) -> bool:
     """Whether a line is a table's header row: two labels side by side with no value between them ("Title of each
     class Trading Symbol Name of Market Where Traded", "股票简称 股票代码"). Its values stand in the rows under it,
     so what follows its last label is another column's header, never that label's value."""
-    return any(not line[a.end():b.start()].strip(" :：\t") for a, b in zip(matches, matches[1:], strict=False))
+    return any(not line[a.end():b.start()].strip(" :：\t") for a, b in pairwise(matches))
 
 
 def _line_facts(lines: list[str], page: int | None) -> Iterator[NamedFact]:

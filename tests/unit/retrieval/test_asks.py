@@ -22,7 +22,8 @@ from retrieval.asks import split_asks
         # a question mark inside the question ends an ask; a preposition before "which" opens one
         ("华锦股份2019年度由哪家会计师事务所审计？出具了什么类型的审计意见？",
          ["华锦股份2019年度由哪家会计师事务所审计", "出具了什么类型的审计意见"]),
-        ("Who audited the company? What opinion did they give?", ["Who audited the company", "What opinion did they give"]),
+        ("Who audited the company? What opinion did they give?",
+         ["Who audited the company", "What opinion did they give"]),
         ("What is the ticker symbol and on which market does it trade?",
          ["What is the ticker symbol", "on which market does it trade"]),
     ],
