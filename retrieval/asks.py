@@ -16,12 +16,17 @@ from officeqa.words import word_list
 
 __all__ = ["split_asks"]
 
-_EN_WH = r"(?:who|whom|whose|what|which|where|when|why|how|in\s+which|at\s+which|did|does|do|is|are|was|were|has|have)"
-#: English: split before a question word that follows "and" or a comma (", and what opinion", " and who was CEO").
-_EN_SPLIT = re.compile(rf"\s*(?:,\s*(?:and\s+)?|;\s*|\s+and\s+(?:also\s+)?)(?={_EN_WH}\b)", re.IGNORECASE)
+#: A preposition before "which"/"what" opens an ask as well ("… and on which market does it trade").
+_EN_WH = (r"(?:who|whom|whose|what|which|where|when|why|how|(?:in|at|on|from|for|to|by|with|under)\s+(?:which|what)|"
+          r"did|does|do|is|are|was|were|has|have)")
+#: English: split before a question word that follows "and", a comma or a question mark inside the question
+#: (", and what opinion", " and who was CEO", "Who audited it? What opinion did they give").
+_EN_SPLIT = re.compile(rf"\s*(?:,\s*(?:and\s+)?|;\s*|\?\s*(?:and\s+)?|\s+and\s+(?:also\s+)?)(?={_EN_WH}\b)",
+                       re.IGNORECASE)
 _EN_ASK = re.compile(rf"^\s*(?:and\s+)?{_EN_WH}\b", re.IGNORECASE)
-#: Chinese: clause marks and the words that join two asks.
-_ZH_SPLIT = re.compile(r"[，,；;]|以及|并且|同时|另外")
+#: Chinese: clause marks (a question mark inside the question too: "由哪家事务所审计？出具了什么意见？") and the
+#: words that join two asks.
+_ZH_SPLIT = re.compile(r"[，,；;？?]|以及|并且|同时|另外")
 _ZH_TAIL = ("吗", "么", "是否")
 
 

@@ -39,8 +39,13 @@ class ReportFacts:
         metadata = {**ctx.meta, "scope": ctx.scope.to_json(ctx.catalog)}
         answer = answer_with_facts(knowledge.kb, self.cache, ctx.question, ctx.standalone, ctx.language, documents,
                                    metadata=metadata, shown=knowledge.paths.shown, scoped=scoped)
-        # one figure, one computation or one "not in this report": a question asking more is handed over
-        return None if answer is None else complete_or_hand_over(ctx, answer, one_ask(ctx.standalone), "report_facts")
+        if answer is None:
+            return None
+        # one figure, one computation or one "not in this report": a question asking more is handed over, and so
+        # is a figure the facts were unsure of (a synonym's row outside the statements)
+        resolution = one_ask(ctx.standalone)
+        resolution.unsure.extend(answer.metadata.get("report_facts", {}).get("unsure", []))
+        return complete_or_hand_over(ctx, answer, resolution, "report_facts")
 
 
 __all__ = ["ReportFacts"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from functools import cache
+from itertools import pairwise
 
 from officeqa.domain import Block, BlockType
 from retrieval.named_facts.facts import NamedFact, looks_like_person, usable_value
@@ -111,12 +112,21 @@ def _pairs(line: str, page: int | None, source: str) -> Iterator[NamedFact]:
         # an English label counts mid-line only after a pair ("…the ticker symbol WMK." is prose, not a pair)
         if match.start() == 0 or matches or not match.group(1).isascii():
             matches.append(match)
+    if _header_line(line, matches):
+        return
     for n, match in enumerate(matches):
         end = matches[n + 1].start() if n + 1 < len(matches) else len(line)
         value = line[match.end():end].strip(" :：\t")
         field = label_field(match.group(1))
         if field is not None and value and _accept(field, value):
             yield NamedFact(field, value, match.group(1), page, line.strip(), source)
+
+
+def _header_line(line: str, matches: Sequence[re.Match[str]]) -> bool:
+    """Whether a line is a table's header row: two labels side by side with no value between them ("Title of each
+    class Trading Symbol Name of Market Where Traded", "股票简称 股票代码"). Its values stand in the rows under it,
+    so what follows its last label is another column's header, never that label's value."""
+    return any(not line[a.end():b.start()].strip(" :：\t") for a, b in pairwise(matches))
 
 
 def _line_facts(lines: list[str], page: int | None) -> Iterator[NamedFact]:

@@ -23,7 +23,7 @@ from indexing.reports.labels import label_key
 from retrieval.reports import compute
 from retrieval.reports.entities import aliases
 from retrieval.reports.facts import Fact, Report
-from retrieval.reports.lookup import Match, best_matches, role_rank
+from retrieval.reports.lookup import Match, best_matches, names_table, role_rank
 from retrieval.reports.metrics import canonical_of
 from retrieval.reports.pick import Cited, ReportAnswer, cite, column_filter, for_year, rank, residual, target_year
 from retrieval.reports.prose import prose_count, prose_dividend
@@ -204,7 +204,18 @@ def _figure(
     other_currency = currency_refusal(report, chosen[0], ask, english)
     if other_currency is not None:
         return other_currency, top, True
-    return _figure_answer(report, chosen, ask, english), top, False
+    answer = _figure_answer(report, chosen, ask, english)
+    if _synonym_off_statement(top, chosen[0], question_key):
+        answer.unsure.append("statement")
+    return answer, top, False
+
+
+def _synonym_off_statement(top: Match, fact: Fact, question_key: str) -> bool:
+    """Whether the row answers only by a synonym ("revenue" asked, "Sales" printed) in a table that is neither
+    the key figures nor a primary statement, nor one the question names (a related-party note's "Sales", a
+    contractual-obligations table): a company-level figure is printed in the statements, and when they were
+    not read as tables the row found is likely another amount under a similar word, so the model decides."""
+    return top.covered[0] != top.key and role_rank(fact) >= 2 and not names_table(fact, question_key)
 
 
 _NOTE_RANK = 3  # role_rank of a note or part table
@@ -285,8 +296,9 @@ def _answer_one(question: str, report: Report, language: str) -> ReportAnswer | 
     citations = [c for a in answers for c in a.citations]
     text = " ".join(a.text for a in answers)
     value, unit = (answers[0].value, answers[0].unit) if len(answers) == 1 else (None, None)
+    unsure = list(dict.fromkeys(u for a in answers for u in a.unsure))
     return ReportAnswer(
-        f"{text}\n{_source_lines(citations, english)}", "figure", answers[0].language, citations, value, unit
+        f"{text}\n{_source_lines(citations, english)}", "figure", answers[0].language, citations, value, unit, unsure
     )
 
 
@@ -386,4 +398,5 @@ def answer_from_facts(
         answers[0].kind,
         answers[0].language,
         [c for a in answers for c in a.citations],
+        unsure=list(dict.fromkeys(u for a in answers for u in a.unsure)),
     )

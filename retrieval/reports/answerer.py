@@ -125,6 +125,8 @@ def answer_with_facts(
     facts_meta: dict[str, Any] = {"kind": result.kind}
     if result.value is not None:
         facts_meta.update(value=result.value, unit=result.unit)
+    if result.unsure:
+        facts_meta["unsure"] = list(result.unsure)  # the answerer hands the figure over (complete_or_hand_over)
     meta: dict[str, Any] = {**(metadata or {}), "report_facts": facts_meta}
     meta.setdefault("route", {"route": ROUTE})
     return Answer(result.text, citations, "rule", question, standalone, result.language, None, meta)

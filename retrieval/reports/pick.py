@@ -222,6 +222,7 @@ class ReportAnswer:
     citations: list[Cited] = field(default_factory=list)
     value: str | None = None  # a figure answer's printed value (exact decimal) and its unit, for callers
     unit: str | None = None
+    unsure: list[str] = field(default_factory=list)  # what the answer is not sure of ("statement"): handed over
 
 
 def residual(question_key: str, covered: Sequence[str], english: bool, text: str = "") -> str:

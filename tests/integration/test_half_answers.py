@@ -57,6 +57,11 @@ def _ten_k() -> bytes:
         Table([["Signature", "Title", "Date"],
                ["/s/ Maria Lopez", "Chief Executive Officer and Director (Principal Executive Officer)",
                 "February 20, 2025"]], style=grid),
+        PageBreak(),  # a related party note: its "Sales" row is not the company's revenue
+        Paragraph("20. Related party transactions", styles["Heading1"]),
+        Paragraph("20.2 Trading transactions", styles["Heading2"]),
+        Table([["", "December 31, 2024", "December 31, 2023"], ["Sales", "$ 1,728", "$ 648"],
+               ["Purchases of raw materials", "$ 9,007", "$ 5,344"]], style=grid),
     ]
     buffer = io.BytesIO()
     SimpleDocTemplate(buffer, pagesize=LETTER, title="Northwind Analytics Inc. Form 10-K 2024").build(flow)
@@ -102,3 +107,12 @@ def test_every_ask_resolved_is_answered_without_a_model(kb: tuple[Settings, Fake
         answer = service.ask("星河智能的董事长是谁，总经理是谁？")
     assert "林国栋" in answer.text and "许文博" in answer.text and "无法给出确切答案" not in answer.text, answer.text
     assert answer.metadata["resolution"]["missing"] == []
+
+
+def test_a_synonyms_row_outside_the_statements_is_handed_over(kb: tuple[Settings, FakeOllama]) -> None:
+    """"Revenue" asked, only a related-party note's "Sales" row found: the figure is unsure ("statement"), shown as a
+    candidate without a model, never as the answer."""
+    with QuestionService.open(_no_model(kb[0])) as service:
+        answer = service.ask("What revenue did Northwind Analytics report for the year ended December 31, 2024?")
+    assert answer.text.startswith("No exact answer"), answer.text
+    assert "1,728" in answer.text and answer.metadata["resolution"]["unsure"] == ["statement"], answer.metadata

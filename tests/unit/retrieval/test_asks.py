@@ -19,6 +19,13 @@ from retrieval.asks import split_asks
         ("审计机构是哪家，出具了什么审计意见？", ["审计机构是哪家", "出具了什么审计意见"]),
         ("董事长是谁，总经理是谁？", ["董事长是谁", "总经理是谁"]),
         ("公司在哪个州注册，办公地点在哪里？", ["公司在哪个州注册", "办公地点在哪里"]),
+        # a question mark inside the question ends an ask; a preposition before "which" opens one
+        ("华锦股份2019年度由哪家会计师事务所审计？出具了什么类型的审计意见？",
+         ["华锦股份2019年度由哪家会计师事务所审计", "出具了什么类型的审计意见"]),
+        ("Who audited the company? What opinion did they give?",
+         ["Who audited the company", "What opinion did they give"]),
+        ("What is the ticker symbol and on which market does it trade?",
+         ["What is the ticker symbol", "on which market does it trade"]),
     ],
 )
 def test_two_asks_are_split(question: str, asks: list[str]) -> None:

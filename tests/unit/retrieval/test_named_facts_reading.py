@@ -96,3 +96,14 @@ def test_ten_k_signature_pages_and_two_line_addresses() -> None:
     assert values["full_name"] == ("Acme Robotics, Inc.", 1)
     assert "stock_code" not in values  # a label inside a sentence is no key-value pair
     assert values["ceo"] == ("Jane Roe", 90) and values["cfo"] == ("John Poe", 90)
+
+
+def test_a_cover_tables_header_line_gives_no_value() -> None:
+    """A 10-K cover table's header read as a text line: "Name of Market Where Traded" is the next column's header,
+    not the trading symbol; a key-value line with values between its labels is still read."""
+    values = _values([
+        _text(1, "Title of each class Trading Symbol Name of Market Where Traded\n"
+                 "Common Stock ($0.001 par value) INMB The Nasdaq Stock Market LLC"),
+        _text(2, "股票简称 股票代码\n股票简称 海翔药业 股票代码 002099"),
+    ])
+    assert values.get("stock_code") == ("002099", 2)
