@@ -36,6 +36,7 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path, PurePath
+from typing import Any
 from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -128,7 +129,7 @@ def _flat(text: str) -> str:
     return re.sub(r"\s+", "", text).lower()
 
 
-def _jsonl(path: Path) -> list[dict[str, object]]:
+def _jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
@@ -159,7 +160,7 @@ def answer_in_index(service: QuestionService, control: Control) -> bool:
     return any(_flat(a) in text for a in control.answers)
 
 
-def measure(settings: Settings, probes: list[dict[str, object]],
+def measure(settings: Settings, probes: list[dict[str, Any]],
             controls: list[Control]) -> Rows:
     """(probe rows, control rows, controls dropped because their answer is not in the indexed text)."""
     probe_rows: list[tuple[str, str, str]] = []
