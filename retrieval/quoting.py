@@ -70,6 +70,7 @@ class Quoting:
             context_of=self.context, similarity=self.similarity, per_document=per_document,
             compare=compare, ignore=ignore, missing_subjects=missing,
             cross_language=self.cross_language(question), unsupported=unsupported(subjects, missing),
+            subjects=subjects,
         )
 
     def cross_language(self, question: str) -> bool | None:

@@ -90,6 +90,7 @@ def extractive_answer(
     top_materials: int = 5,
     cross_language: bool | None = None,
     unsupported: bool = False,
+    subjects: Sequence[str] = (),
 ) -> ExtractiveAnswer:
     """Up to ``max_sentences`` sentences of the first ``top_materials`` materials, best first (see the module).
 
@@ -97,7 +98,9 @@ def extractive_answer(
     the knowledge base); None: when the first :data:`CROSS_LANGUAGE_FIRST` materials are all in another language
     (a Chinese question whose only answer is an English guideline), not because the first one is (an English
     MANIFEST.tsv ranked first by meaning above Chinese passages). ``unsupported``: the question's content
-    words are nowhere in the knowledge base: "not found" with nothing attached, no quote, no citation."""
+    words are nowhere in the knowledge base: "not found" with nothing attached, no quote, no citation.
+    ``subjects``: the question's nouns and names; under "not found", a closest passage whose chunk lacks most of
+    them is not shown (:func:`_about_else`)."""
     if not materials:
         return ExtractiveAnswer(text=message("no_hits", language), found=False)
     top = list(materials[:top_materials])
@@ -120,6 +123,8 @@ def extractive_answer(
     lacking = [w for w in missing_subjects if not (spelled_in(w, said, tokenize) or chars_present(w, said))]
     if best is None or coverage < NOT_FOUND_COVERAGE or lacking or not _relation_stated(question, best, chosen, top,
                                                                                          tokenize):
+        if best is not None and _about_else(subjects, top[best.material], tokenize):
+            best = None
         return _not_found(best, top, label_of, language, coverage, question)
     listing = asks_for_list(question)
     chosen = chosen or choose(candidates, max_sentences)
@@ -170,6 +175,20 @@ def _said(best: Candidate | None, materials: Sequence[Material], label_of: Label
         return ""
     label = label_of(materials[best.material], best.sentence) if label_of is not None else None
     return f"{label or ''}{best.sentence}"
+
+
+def _about_else(subjects: Sequence[str], material: Material, tokenize: Tokenize) -> bool:
+    """True when more than half of the question's subjects (two or more) are neither in the closest passage's chunk
+    nor its headings: the passage is about something else ("the monthly parking fee at the Berlin office" shown a
+    slide that says "office"), and under "not found" its quote and citation would still read as an answer. The
+    same rule as the knowledge-base-wide one (``retrieval.quoting.unsupported``), on the one chunk shown. A word
+    counts as present spelled out or by all its words ("火星基地" in "火星上的基地")."""
+    if len(subjects) < 2:
+        return False
+    text = f"{material.text} {' '.join(heading_list(material.meta.get('heading_path')))}".lower()
+    words = set(tokenize(text))
+    absent = [w for w in subjects if w.lower() not in text and not set(tokenize(w.lower())) <= words]
+    return 2 * len(absent) > len(subjects)
 
 
 def _not_found(best: Candidate | None, materials: Sequence[Material], label_of: LabelOf | None, language: str,

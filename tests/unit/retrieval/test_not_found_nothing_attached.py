@@ -51,3 +51,31 @@ def test_a_question_in_a_rare_language_is_still_answered_across_languages() -> N
 def test_a_yes_no_question_skips_the_figure_and_rule_answerers() -> None:
     assert any(isinstance(a, ReportFacts) for a in ANSWERERS)
     assert ReportFacts in FIGURE_ANSWERERS and YesNo not in FIGURE_ANSWERERS
+
+
+SLIDE = Material(text="Our office opens at 9. Visitors sign in at the front desk.", source="s2", score=1.0,
+                 chunk_id="c2", document="deck.pptx", meta={"doc_id": "d", "path": "/d/deck.pptx"})
+
+
+def test_a_closest_passage_about_something_else_is_not_shown() -> None:
+    """Under "not found", a passage holding one of the question's four subjects ("office") is not quoted or cited:
+    it is about something else, and shown it reads as the answer."""
+    question = "What is the monthly parking fee at the Berlin office?"
+    subjects = ["monthly", "parking", "fee", "berlin", "office"]
+    answer = extractive_answer(question, [SLIDE], language="en", tokenize=tokenize_for_bm25,
+                               cross_language=False, subjects=subjects)
+    assert answer.text.splitlines() == ["Not found in the documents: nothing in them answers this question."]
+    assert not answer.found and answer.citations == []
+    shown = extractive_answer(question, [SLIDE], language="en", tokenize=tokenize_for_bm25, cross_language=False)
+    assert not shown.found and shown.citations  # subjects unknown to the caller: shown as before
+
+
+def test_a_closest_passage_holding_most_subjects_by_their_parts_is_still_shown() -> None:
+    """"火星基地" counts as present in "火星上的基地" (its words), so a passage naming two of three subjects stays
+    the closest: it may be the answer the checks could not confirm."""
+    base = Material(text="火星上的基地所需氧气由本公司采购。", source="s3", score=1.0, chunk_id="c3",
+                    document="采购.docx", meta={"doc_id": "a", "path": "/d/采购.docx"})
+    answer = extractive_answer("火星基地的氧气供应商是谁？", [base], tokenize=tokenize_for_bm25,
+                               cross_language=False, subjects=["火星基地", "氧气", "供应商"],
+                               missing_subjects=["供应商"])
+    assert not answer.found and "本公司采购" in answer.text and answer.citations
