@@ -72,9 +72,20 @@ def complete_or_hand_over(ctx: QuestionContext, answer: Answer, resolution: Reso
     return None
 
 
+#: What an answerer was unsure of, as the "no exact answer" line names it (English, Chinese).
+UNSURE_NAMES = {
+    "company": ("which company", "所指的公司"),
+    "period": ("which period", "所指的期间"),
+    "statement": ("which statement the figure comes from (only a note's row matched)",
+                  "数据出自哪张报表（仅附注中的行相符）"),
+}
+
+
 def _candidates(ctx: QuestionContext, answer: Answer, resolution: Resolution) -> Answer:
-    parts = [*resolution.missing, *resolution.unsure]
-    head = message("no_exact_answer", ctx.language, missing="; ".join(f"“{p}”" for p in parts))
+    english = ctx.language == "en"
+    unsure = [UNSURE_NAMES.get(u, (u, u))[0 if english else 1] for u in resolution.unsure]
+    parts = [*(f"“{p}”" for p in resolution.missing), *unsure]
+    head = message("no_exact_answer", ctx.language, missing="; ".join(parts))
     text = f"{head}\n{message('candidates_header', ctx.language)}\n{answer.text}"
     metadata = {**answer.metadata, "no_exact_answer": True}
     return Answer(text, answer.citations, answer.mode, answer.question, answer.standalone_question, answer.language,
