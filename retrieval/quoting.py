@@ -20,7 +20,7 @@ from prompts.assembler import Material
 from retrieval.citations import Citation
 from retrieval.evidence import QuoteLocator
 from retrieval.extractive import QUESTION_WORDS, ExtractiveAnswer, extractive_answer
-from retrieval.extractive.terms import question_verb
+from retrieval.extractive.terms import question_verb, unsupported
 from retrieval.fusion import SCRIPT_PRESENT
 
 if TYPE_CHECKING:
@@ -29,14 +29,6 @@ if TYPE_CHECKING:
 LOCATOR_CACHE = 32
 #: Weight of a one-character Chinese question word (去, 报, 能) against its idf.
 SINGLE_CHARACTER_WEIGHT = 0.3
-
-
-def unsupported(subjects: Sequence[str], missing: Sequence[str]) -> bool:
-    """More than half of the question's subjects appear in no chunk of the knowledge base (lexically): nothing
-    there can answer it ("火星基地的氧气供应商是谁？": 火星基地, 氧气 nowhere), so it is "not found" with nothing
-    attached. Any file counts alike (a MANIFEST.tsv, a data folder's README): the test is every chunk's words.
-    A question of one subject is never judged so (a Word comment's author label "法务" is not in the chunk text)."""
-    return len(subjects) >= 2 and 2 * len(missing) > len(subjects)
 
 
 def asked_subjects(question: str) -> list[str]:

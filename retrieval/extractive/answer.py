@@ -47,6 +47,7 @@ from retrieval.extractive.terms import (
     relation_names,
     spelled_in,
     states_relation,
+    unsupported,
 )
 from retrieval.messages import text as message
 
@@ -181,14 +182,12 @@ def _about_else(subjects: Sequence[str], material: Material, tokenize: Tokenize)
     """True when more than half of the question's subjects (two or more) are neither in the closest passage's chunk
     nor its headings: the passage is about something else ("the monthly parking fee at the Berlin office" shown a
     slide that says "office"), and under "not found" its quote and citation would still read as an answer. The
-    same rule as the knowledge-base-wide one (``retrieval.quoting.unsupported``), on the one chunk shown. A word
-    counts as present spelled out or by all its words ("火星基地" in "火星上的基地")."""
-    if len(subjects) < 2:
-        return False
+    same rule as the knowledge-base-wide one (``retrieval.extractive.terms.unsupported``), on the one chunk shown.
+    A word counts as present spelled out or by all its words ("火星基地" in "火星上的基地")."""
     text = f"{material.text} {' '.join(heading_list(material.meta.get('heading_path')))}".lower()
     words = set(tokenize(text))
     absent = [w for w in subjects if w.lower() not in text and not set(tokenize(w.lower())) <= words]
-    return 2 * len(absent) > len(subjects)
+    return unsupported(subjects, absent)
 
 
 def _not_found(best: Candidate | None, materials: Sequence[Material], label_of: LabelOf | None, language: str,

@@ -198,3 +198,11 @@ def item_number(sentence: str) -> int | None:
     if match is None:
         return None
     return chinese_number(next(g for g in match.groups() if g))
+
+
+def unsupported(subjects: Sequence[str], missing: Sequence[str]) -> bool:
+    """More than half of the question's subjects appear in no chunk of the knowledge base (lexically): nothing
+    there can answer it ("火星基地的氧气供应商是谁？": 火星基地, 氧气 nowhere), so it is "not found" with nothing
+    attached. Any file counts alike (a MANIFEST.tsv, a data folder's README): the test is every chunk's words.
+    A question of one subject is never judged so (a Word comment's author label "法务" is not in the chunk text)."""
+    return len(subjects) >= 2 and 2 * len(missing) > len(subjects)
