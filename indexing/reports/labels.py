@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
 
-from officeqa.chinese import to_simplified as simplified
+from officeqa.chinese import to_simplified  # one OpenCC converter for the whole product
 
 __all__ = ["clean_label", "label_key", "to_simplified", "unit_of_label"]
 
@@ -55,14 +54,3 @@ def label_key(label: str) -> str:
     return re.sub(r"[\s\W_]+", "", text)
 
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
-
-
-@lru_cache(maxsize=65_536)
-def to_simplified(text: str) -> str:
-    """``text`` with traditional Chinese characters folded to simplified (OpenCC's t2s, one converter for the
-    whole product: ``officeqa.chinese``); other text as it is. Cached: the same row labels and question words are
-    folded again and again."""
-    if not _CJK.search(text):
-        return text
-    return simplified(text)
