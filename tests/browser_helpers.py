@@ -56,3 +56,28 @@ def assert_fits(page: Any, step: str) -> None:
     assert select["text"] + room["arrow"] <= select["inner"] + 1, (step, "selector value cut", select)
     placeholder = room["placeholder"]
     assert placeholder["text"] <= placeholder["inner"] * room["rows"], (step, "placeholder cut", placeholder)
+
+
+#: Where every browser test puts its screenshots (gitignored), one folder per test module.
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "browser"
+
+
+def open_page(browser: Any, width: int = 1280, lang: str = "en") -> tuple[Any, Any, list[str]]:
+    """A new context and page at ``width`` px in ``lang`` (zh or en), and the list its script errors go to.
+
+    Why one helper: every browser test wants the same phone/laptop heights, locale names and error collection,
+    and asserts at the end that the page raised no script error.
+    """
+    context = browser.new_context(locale="zh-CN" if lang == "zh" else "en-US",
+                                  viewport={"width": width, "height": 844 if width < 600 else 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return context, page, errors
+
+
+def screenshot(page: Any, folder: str, name: str) -> None:
+    """Save a full-page screenshot as ``test-artifacts/browser/<folder>/<name>.png`` to be looked at."""
+    target = ARTIFACTS / folder if folder else ARTIFACTS
+    target.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(target / f"{name}.png"), full_page=True)

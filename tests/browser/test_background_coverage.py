@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browser_helpers import open_page
 from live_server import serve
 from server_helpers import make_settings
 
@@ -31,10 +32,7 @@ def test_the_documents_page_shows_background_coverage(browser, base_url: str, tm
     source.write_text("# 差旅制度\n\n" + "\n\n".join(
         f"## 第{i}条\n\n" + f"出差第{i}类费用按标准报销，住宿费每晚不超过{300 + i * 20}元。" * 8 for i in range(1, 7)),
         encoding="utf-8")
-    context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    context, page, errors = open_page(browser, 1280, "en")
     try:
         page.goto(base_url)
         page.wait_for_selector("body[data-ready=true]", timeout=WAIT_S * 1000)

@@ -18,14 +18,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser_helpers import ARGS, CHROMIUM, assert_fits
+from browser_helpers import ARGS, CHROMIUM, assert_fits, open_page, screenshot
 from live_server import serve
 from server_helpers import make_settings
 
 from indexing.storage import open_knowledge_base
 from server.app import create_app
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser" / "first-screen"
 WAIT_MS = 180_000  # a hang guard for a busy CI machine, not a speed requirement
 FILES = ["md/en_wiki.md", "md/zh_分布式训练技术原理.md", "csv/EDGE_utf16-bom_stanley-cups.csv",
          "docx/en_docx-tables.docx"]
@@ -65,18 +64,13 @@ def base_url(tmp_path_factory: pytest.TempPathFactory, corpus_dir: Path) -> Iter
 
 
 def shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    screenshot(page, "first-screen", name)
 
 
 @pytest.mark.parametrize(("width", "lang"), [(390, "zh"), (390, "en"), (1280, "zh"), (1280, "en")])
 def test_the_first_screen_says_what_is_there_and_its_examples_get_answers(browser, base_url: str, width: int,
                                                                          lang: str) -> None:
-    context = browser.new_context(locale="zh-CN" if lang == "zh" else "en-US",
-                                  viewport={"width": width, "height": 844 if width < 600 else 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    context, page, errors = open_page(browser, width, lang)
     tag = f"{width}-{lang}"
     try:
         page.goto(base_url)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from browser_helpers import assert_fits
+from browser_helpers import assert_fits, open_page, screenshot
 from live_server import serve
 from server_helpers import make_settings
 
@@ -26,7 +26,6 @@ from eval.fake_ollama import FakeOllama, Reply
 from server.app import create_app
 from server.cli import main
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser" / "layout"
 WAIT_MS = 180_000  # a hang guard for a busy CI machine, not a speed requirement
 CORPUS_FILE = Path("md") / "zh_分布式训练技术原理.md"
 BROKEN = b"PK\x03\x04 not really a zip"
@@ -57,18 +56,13 @@ def no_sideways_scroll(page, step: str) -> None:
 
 
 def shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    screenshot(page, "layout", name)
 
 
 @pytest.mark.parametrize(("width", "lang"), [(390, "zh"), (390, "en"), (1280, "zh"), (1280, "en")])
 def test_upload_ask_cite_and_documents_fit_the_screen(browser, base_url: str, fake: FakeOllama, corpus_dir: Path,
                                                      tmp_path: Path, width: int, lang: str) -> None:
-    context = browser.new_context(locale="zh-CN" if lang == "zh" else "en-US",
-                                  viewport={"width": width, "height": 844 if width < 600 else 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    context, page, errors = open_page(browser, width, lang)
     tag = f"{width}-{lang}"
     try:
         page.goto(base_url)

@@ -14,13 +14,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browser_helpers import open_page, screenshot
 from live_server import serve
 from server_helpers import make_settings
 
 from eval.fake_ollama import FakeOllama, Reply
 from server.app import create_app
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser"
 WAIT_MS = 180_000  # a hang guard for a busy CI machine, not a speed requirement
 CORPUS_FILE = Path("md") / "zh_分布式训练技术原理.md"
 PAYLOAD = (
@@ -43,10 +43,7 @@ def base_url(tmp_path_factory: pytest.TempPathFactory, fake: FakeOllama) -> Iter
 
 @pytest.fixture
 def page(browser, base_url: str, request: pytest.FixtureRequest) -> Iterator[object]:
-    context = browser.new_context(locale="zh-CN", viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    context, page, errors = open_page(browser, 1280, "zh")
     page.goto(base_url)
     page.wait_for_selector("body[data-ready=true]", timeout=WAIT_MS)
     try:
@@ -57,8 +54,7 @@ def page(browser, base_url: str, request: pytest.FixtureRequest) -> Iterator[obj
 
 
 def shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    screenshot(page, "", name)
 
 
 def upload_and_wait(page, path: Path) -> None:
