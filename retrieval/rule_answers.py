@@ -23,8 +23,10 @@ from retrieval.messages import extract_label
 from retrieval.messages import text as message
 
 MAX_CITED_ITEMS = 200
-#: Rows quoted for one aggregate (the answer states how many rows matched).
-MAX_CITED_ROWS = 5
+#: Rows quoted for one aggregate (the answer states how many rows matched). As many as the table executor lists
+#: (``retrieval.tables.execute.CITED_ROWS``): a sum over eleven rows cites all eleven inputs, so the reader can
+#: check each one; citing the first five left the rest of the evidence unseen.
+MAX_CITED_ROWS = 20
 
 
 @dataclass(slots=True)
