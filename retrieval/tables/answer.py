@@ -22,6 +22,7 @@ from indexing.table_store import TableStore
 from retrieval.handlers.results import HandlerResult
 from retrieval.rules.normalize import normalize
 from retrieval.tables.choose import choose_table
+from retrieval.tables.completeness import cells_hold_lists
 from retrieval.tables.execute import run_query
 from retrieval.tables.linked import Linked
 from retrieval.tables.linker import link_table
@@ -73,7 +74,7 @@ def plan_question(question: str, store: TableStore, doc_ids: Sequence[str] | Non
     text = normalize(defined_qualifiers(question))
     hits = store.values_in([t.table_id for t in tables], text)
     linked = [link_table(text, t, store, [h for h in hits if h.table_id == t.table_id]) for t in tables]
-    choice = choose_table(linked, lambda link: plan_table(link, store, route))
+    choice = choose_table(linked, lambda link: cells_hold_lists(plan_table(link, store, route), store))
     if isinstance(choice, Refusal):
         return QuestionPlan(None, choice, linked)
     _, planned = choice

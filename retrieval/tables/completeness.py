@@ -9,11 +9,14 @@ number). Each is used by :mod:`retrieval.tables.plan`.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from itertools import pairwise
 
+from indexing.table_store import TableStore
 from retrieval.tables.linked import Linked, ValueMention
+from retrieval.tables.query import Refusal, TableQuery
 
-__all__ = ["ASKS_ROW", "listed_values", "mostly_unplaced"]
+__all__ = ["ASKS_ROW", "cells_hold_lists", "listed_values", "mostly_unplaced"]
 
 #: "which …", "who …", "哪个…", "谁…": a row is asked for, not a number.
 ASKS_ROW = re.compile(r"^\s*(?:which|who)\b|哪|谁", re.IGNORECASE)
@@ -33,3 +36,34 @@ def mostly_unplaced(linked: Linked) -> bool:
     one word): a prose question, not a question about this table, so retrieval answers it (issue 36)."""
     unplaced = sum(1 for word in linked.leftover for ch in word if ch.strip() and ch not in ",.?!，。？！、")
     return unplaced > linked.content + linked.affinity
+
+
+def _listed_names(cells: list[str]) -> bool:
+    """Whether the distinct cells are lists of the same names ("Dave Burns Jamie Little Allen Bestwick", "Dave
+    Burns Jamie Little Shannon Spake"): long cells (4+ words on average) of which half or more, and at least
+    three, share one two-word name. Line breaks inside a cell are lost by parsing, so the words decide."""
+    split = [c.split() for c in cells if c.strip()]
+    if len(split) < 3 or sum(len(w) for w in split) < 4 * len(split):
+        return False
+    shared = Counter(pair for words in split for pair in set(pairwise(words)))
+    return bool(shared) and shared.most_common(1)[0][1] * 2 >= len(split)
+
+
+def cells_hold_lists(planned: TableQuery | Refusal, store: TableStore) -> TableQuery | Refusal:
+    """A distinct count or list over a text column whose cells each list several names counts the cells, not
+    the names in them (the question asks how many names): it refuses.
+
+    Why the cells and not the column's statistics: only the cells decide it, and only for the counted column of
+    a query already planned (one read of its distinct cells per question)."""
+    if isinstance(planned, Refusal) or planned.op not in ("count_distinct", "list") or not planned.targets:
+        return planned
+    column = planned.targets[0]
+    if column.kind != "text":
+        return planned
+    _, rows = store.query(f"SELECT DISTINCT {column.sql} FROM {planned.table.sql} WHERE {column.sql} IS NOT NULL "
+                          "LIMIT 500")
+    if not _listed_names([str(r[0]) for r in rows]):
+        return planned
+    return Refusal(f"「{column.name}」的每个单元格里列了多个名字，按单元格计数不等于按名字计数。",
+                   f"Cells of '{column.name}' each list several names: counting the cells is not counting the "
+                   "names in them.", {"columns": [column.name]}, planned.table)
