@@ -16,7 +16,7 @@ from indexing.table_store import TableStore
 from retrieval.tables.linked import Linked, ValueMention
 from retrieval.tables.query import Refusal, TableQuery
 
-__all__ = ["ASKS_ROW", "cells_hold_lists", "listed_values", "mostly_unplaced"]
+__all__ = ["ASKS_ROW", "cells_hold_lists", "listed_values", "mostly_unplaced", "numbers_the_rows"]
 
 #: "which …", "who …", "哪个…", "谁…": a row is asked for, not a number.
 ASKS_ROW = re.compile(r"^\s*(?:which|who)\b|哪|谁", re.IGNORECASE)
@@ -67,3 +67,23 @@ def cells_hold_lists(planned: TableQuery | Refusal, store: TableStore) -> TableQ
     return Refusal(f"「{column.name}」的每个单元格里列了多个名字，按单元格计数不等于按名字计数。",
                    f"Cells of '{column.name}' each list several names: counting the cells is not counting the "
                    "names in them.", {"columns": [column.name]}, planned.table)
+
+
+def numbers_the_rows(planned: TableQuery | Refusal, store: TableStore) -> TableQuery | Refusal:
+    """A sum or average of a column that only numbers the rows (1, 2, 3 … in row order: "Game", "No.", "#") is no
+    quantity: "how many games did Boston play" over a game-number column would sum the game numbers. It refuses.
+
+    Why the cells: the column's name does not say it ("Game" may count games elsewhere); the values do."""
+    if isinstance(planned, Refusal) or planned.measure is None:
+        return planned
+    if planned.op not in ("sum", "avg") and not (planned.op == "rank" and planned.rank_agg in ("sum", "avg")):
+        return planned
+    column = planned.measure
+    _, rows = store.query(f"SELECT {column.sql} FROM {planned.table.sql} WHERE {column.sql} IS NOT NULL "
+                          "ORDER BY _row LIMIT 10001")
+    values = [r[0] for r in rows]
+    if len(values) < 3 or values != list(range(1, len(values) + 1)):
+        return planned
+    return Refusal(f"「{column.name}」只是行的序号（1、2、3…），求和没有意义。",
+                   f"'{column.name}' only numbers the rows (1, 2, 3 …): its sum is no quantity.",
+                   {"columns": [column.name]}, planned.table)

@@ -39,3 +39,72 @@ def test_a_count_of_cells_that_each_list_several_names_is_refused(tmp_path: Path
     assert "several names" in result.answer_text
     listed = answer_table_question("how many years are listed?", store, None, "en")
     assert listed.outcome == "exact" and str(listed.data["value"]) == "3"  # the rows themselves are still counted
+
+
+GAMES = """Date,Team,Score,Attendance
+November 2,Boston,W 102-99,18624
+November 4,Chicago,L 88-97,12040
+November 6,Denver,W 110-101,15200
+November 9,Boston,W 95-90,19012
+"""
+
+NUMBERED = """Game,Date,Team,Score
+1,November 2,Boston,W 102-99
+2,November 4,Chicago,L 88-97
+3,November 6,Denver,W 110-101
+4,November 9,Boston,W 95-90
+"""
+
+ORDERS = """Nation,Date,Quantity,Type
+Netherlands,2001,2,4207
+Jamaica,2005,3,4207
+Canada,2009,9,4207
+"""
+
+MEDALS = """Rank,Nation,Gold,Silver,Bronze,Total
+1,Norway,5,3,1,9
+2,Italy,2,4,3,9
+3,Malaysia,1,0,6,7
+"""
+
+CAREER = """Season,Club,Games,Goals
+2002/03,RAEC Mons,19,0
+2003/04,RAEC Mons,23,0
+2004/05,KSV Roeselare,29,1
+,,Totaal,71
+"""
+
+
+def _exact(question: str, store: TableStore) -> str | None:
+    result = answer_table_question(question, store, None, "en")
+    return str(result.data.get("value")) if result.outcome == "exact" else None
+
+
+def test_the_counted_head_names_the_rows_and_a_numbers_unit_is_no_condition(tmp_path: Path) -> None:
+    store = _store(tmp_path, GAMES)
+    assert _exact("how many fixtures had at least 15,000 spectators?", store) == "3"
+    assert _exact("how many trains are going to boston?", store) is None  # no word places "trains" here
+
+
+def test_play_is_not_read_away_when_a_numbered_column_would_be_summed(tmp_path: Path) -> None:
+    store = _store(tmp_path, NUMBERED)  # "Game" numbers the games: its sum (5) is no count of games
+    assert _exact("how many games did boston play?", store) is None
+
+
+def test_a_counted_head_over_a_quantity_column_is_not_read_as_the_rows(tmp_path: Path) -> None:
+    store = _store(tmp_path, ORDERS)  # three orders, 14 vessels: "how many vessels" is not the row count
+    assert _exact("how many of these vessels are in the netherlands?", store) != "1"
+
+
+def test_a_measure_noun_after_a_numeric_column_is_its_unit(tmp_path: Path) -> None:
+    store = _store(tmp_path, MEDALS)
+    result = answer_table_question("which nation has the most bronze medals?", store, None, "en")
+    assert result.outcome == "exact" and "Malaysia" in result.answer_text
+    assert _exact("how many gold medals did malaysia receive?", store) == "1"
+    assert _exact("how many medals did italy win?", store) is None  # which column: refused, never a row count
+
+
+def test_a_totals_row_in_another_language_is_not_a_row(tmp_path: Path) -> None:
+    store = _store(tmp_path, CAREER)
+    assert _exact("how many seasons are listed?", store) == "3"
+    assert _exact("how many goals did he score in total?", store) in (None, "1")
