@@ -22,7 +22,7 @@ from indexing.table_store import TableStore
 from retrieval.handlers.results import HandlerResult
 from retrieval.rules.normalize import normalize
 from retrieval.tables.choose import choose_table
-from retrieval.tables.completeness import cells_hold_lists, numbers_the_rows
+from retrieval.tables.completeness import cells_hold_lists, numbers_as_text, numbers_the_rows, unread_cells
 from retrieval.tables.execute import run_query
 from retrieval.tables.linked import Linked
 from retrieval.tables.linker import link_table
@@ -66,8 +66,11 @@ def is_chinese(question: str, language: str | None) -> bool:
 
 
 def _complete(planned: TableQuery | Refusal, store: TableStore) -> TableQuery | Refusal:
-    """The checks only the cells can make on a planned query (cells listing names, a column numbering rows)."""
-    return numbers_the_rows(cells_hold_lists(planned, store), store)
+    """The checks only the cells can make on a planned query (cells listing names, a column numbering rows,
+    cells no number was read from)."""
+    for check in (cells_hold_lists, numbers_as_text, numbers_the_rows, unread_cells):
+        planned = check(planned, store)
+    return planned
 
 
 def plan_question(question: str, store: TableStore, doc_ids: Sequence[str] | None = None,

@@ -108,3 +108,26 @@ def test_a_totals_row_in_another_language_is_not_a_row(tmp_path: Path) -> None:
     store = _store(tmp_path, CAREER)
     assert _exact("how many seasons are listed?", store) == "3"
     assert _exact("how many goals did he score in total?", store) in (None, "1")
+
+
+WINS = "Year,Wins,Earnings\n" + "".join(f"{1990 + i},{i % 3},{1000 + i}\n" for i in range(14)) + "2004,2 (1),1500\n" \
+    + "2005,-,1600\n"
+FEW_WINS = """Year,Wins,Earnings
+1995,1,1111
+1996,2 (1),1211
+1997,-,1300
+1998,4,1541
+"""
+
+
+def test_how_many_over_numbers_stored_as_text_is_no_distinct_count(tmp_path: Path) -> None:
+    store = _store(tmp_path, FEW_WINS)  # two of four cells are no plain number: the column is stored as text
+    assert _exact("how many wins in total?", store) is None  # not "4 distinct values"
+    assert _exact("how many years are listed?", store) == "4"
+
+
+def test_a_sum_over_a_cell_no_number_was_read_from_refuses_but_a_dash_does_not(tmp_path: Path) -> None:
+    store = _store(tmp_path, WINS)
+    result = answer_table_question("how many wins in total?", store, None, "en")
+    assert result.outcome != "exact" and "not a readable number" in result.answer_text  # "2 (1)" would be left out
+    assert _exact("how many wins were there in 2003?", store) == "1"  # that row's cell is read
