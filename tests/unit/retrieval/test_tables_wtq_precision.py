@@ -131,3 +131,18 @@ def test_a_sum_over_a_cell_no_number_was_read_from_refuses_but_a_dash_does_not(t
     result = answer_table_question("how many wins in total?", store, None, "en")
     assert result.outcome != "exact" and "not a readable number" in result.answer_text  # "2 (1)" would be left out
     assert _exact("how many wins were there in 2003?", store) == "1"  # that row's cell is read
+
+
+REGIONAL = """Region,Units Sold,Revenue (USD)
+North,340,51000
+South,415,58100
+West,505,70700
+"""
+
+
+def test_a_share_asked_with_did_the_part_verb(tmp_path: Path) -> None:
+    store = _store(tmp_path, REGIONAL)
+    result = answer_table_question("What share of the units sold did the West region sell?", store, None, "en")
+    assert result.outcome == "exact" and "40.08%" in result.answer_text and "505 / 1260" in result.answer_text
+    other = answer_table_question("What share of revenue did the East region make?", store, None, "en")
+    assert other.outcome != "exact"  # no East row: no share is stated
