@@ -166,7 +166,7 @@ def _table_shape(block: Block) -> tuple[list[list[str]], list[list[str]]]:
 
 
 #: The label of a totals row under the data ("Total", "合计"): the sum of the rows above, not a row of its own.
-_TOTAL_LABEL = re.compile(r"^\s*(?:grand\s+)?totals?\s*:?\s*$|"
+_TOTAL_LABEL = re.compile(r"^\s*(?:grand\s+)?(?:totals?|totaal|totale|totalt|gesamt|summe)\s*:?\s*$|"
                           r"^\s*(?:sum|合\s*计|总\s*计|总\s*和|小\s*计|全部合计)\s*[:：]?\s*$", re.IGNORECASE)
 _NUMERIC_CELL = re.compile(r"^\s*[-+(]?[$¥€£]?\s*[\d,]+(?:\.\d+)?\s*%?\)?\s*$")
 

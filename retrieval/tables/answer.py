@@ -22,6 +22,7 @@ from indexing.table_store import TableStore
 from retrieval.handlers.results import HandlerResult
 from retrieval.rules.normalize import normalize
 from retrieval.tables.choose import choose_table
+from retrieval.tables.completeness import cells_hold_lists, numbers_as_text, numbers_the_rows, unread_cells
 from retrieval.tables.execute import run_query
 from retrieval.tables.linked import Linked
 from retrieval.tables.linker import link_table
@@ -64,6 +65,14 @@ def is_chinese(question: str, language: str | None) -> bool:
     return han > 0 and han * 2 >= latin
 
 
+def _complete(planned: TableQuery | Refusal, store: TableStore) -> TableQuery | Refusal:
+    """The checks only the cells can make on a planned query (cells listing names, a column numbering rows,
+    cells no number was read from)."""
+    for check in (cells_hold_lists, numbers_as_text, numbers_the_rows, unread_cells):
+        planned = check(planned, store)
+    return planned
+
+
 def plan_question(question: str, store: TableStore, doc_ids: Sequence[str] | None = None,
                   route: str | None = None) -> QuestionPlan:
     """The structured query for ``question`` over the stored tables of ``doc_ids`` (all when None)."""
@@ -73,7 +82,7 @@ def plan_question(question: str, store: TableStore, doc_ids: Sequence[str] | Non
     text = normalize(defined_qualifiers(question))
     hits = store.values_in([t.table_id for t in tables], text)
     linked = [link_table(text, t, store, [h for h in hits if h.table_id == t.table_id]) for t in tables]
-    choice = choose_table(linked, lambda link: plan_table(link, store, route))
+    choice = choose_table(linked, lambda link: _complete(plan_table(link, store, route), store))
     if isinstance(choice, Refusal):
         return QuestionPlan(None, choice, linked)
     _, planned = choice

@@ -9,11 +9,16 @@ number). Each is used by :mod:`retrieval.tables.plan`.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from itertools import pairwise
 
+from indexing.table_store import TableStore
+from retrieval.tables.execute import compile_where
 from retrieval.tables.linked import Linked, ValueMention
+from retrieval.tables.query import Refusal, TableQuery
 
-__all__ = ["ASKS_ROW", "listed_values", "mostly_unplaced"]
+__all__ = ["ASKS_ROW", "cells_hold_lists", "listed_values", "mostly_unplaced", "numbers_as_text", "numbers_the_rows",
+           "unread_cells"]
 
 #: "which …", "who …", "哪个…", "谁…": a row is asked for, not a number.
 ASKS_ROW = re.compile(r"^\s*(?:which|who)\b|哪|谁", re.IGNORECASE)
@@ -33,3 +38,105 @@ def mostly_unplaced(linked: Linked) -> bool:
     one word): a prose question, not a question about this table, so retrieval answers it (issue 36)."""
     unplaced = sum(1 for word in linked.leftover for ch in word if ch.strip() and ch not in ",.?!，。？！、")
     return unplaced > linked.content + linked.affinity
+
+
+def _listed_names(cells: list[str]) -> bool:
+    """Whether the distinct cells are lists of the same names ("Dave Burns Jamie Little Allen Bestwick", "Dave
+    Burns Jamie Little Shannon Spake"): long cells (4+ words on average) of which half or more, and at least
+    three, share one two-word name. Line breaks inside a cell are lost by parsing, so the words decide."""
+    split = [c.split() for c in cells if c.strip()]
+    if len(split) < 3 or sum(len(w) for w in split) < 4 * len(split):
+        return False
+    shared = Counter(pair for words in split for pair in set(pairwise(words)))
+    return bool(shared) and shared.most_common(1)[0][1] * 2 >= len(split)
+
+
+def cells_hold_lists(planned: TableQuery | Refusal, store: TableStore) -> TableQuery | Refusal:
+    """A distinct count or list over a text column whose cells each list several names counts the cells, not
+    the names in them (the question asks how many names): it refuses.
+
+    Why the cells and not the column's statistics: only the cells decide it, and only for the counted column of
+    a query already planned (one read of its distinct cells per question)."""
+    if isinstance(planned, Refusal) or planned.op not in ("count_distinct", "list") or not planned.targets:
+        return planned
+    column = planned.targets[0]
+    if column.kind != "text":
+        return planned
+    _, rows = store.query(f"SELECT DISTINCT {column.sql} FROM {planned.table.sql} WHERE {column.sql} IS NOT NULL "
+                          "LIMIT 500")
+    if not _listed_names([str(r[0]) for r in rows]):
+        return planned
+    return Refusal(f"「{column.name}」的每个单元格里列了多个名字，按单元格计数不等于按名字计数。",
+                   f"Cells of '{column.name}' each list several names: counting the cells is not counting the "
+                   "names in them.", {"columns": [column.name]}, planned.table)
+
+
+def numbers_the_rows(planned: TableQuery | Refusal, store: TableStore) -> TableQuery | Refusal:
+    """A sum or average of a column that only numbers the rows (1, 2, 3 … in row order: "Game", "No.", "#") is no
+    quantity: "how many games did Boston play" over a game-number column would sum the game numbers. It refuses.
+
+    Why the cells: the column's name does not say it ("Game" may count games elsewhere); the values do."""
+    if isinstance(planned, Refusal) or planned.measure is None:
+        return planned
+    if planned.op not in ("sum", "avg") and not (planned.op == "rank" and planned.rank_agg in ("sum", "avg")):
+        return planned
+    column = planned.measure
+    _, rows = store.query(f"SELECT {column.sql} FROM {planned.table.sql} WHERE {column.sql} IS NOT NULL "
+                          "ORDER BY _row LIMIT 10001")
+    values = [r[0] for r in rows]
+    if len(values) < 3 or values != list(range(1, len(values) + 1)):
+        return planned
+    return Refusal(f"「{column.name}」只是行的序号（1、2、3…），求和没有意义。",
+                   f"'{column.name}' only numbers the rows (1, 2, 3 …): its sum is no quantity.",
+                   {"columns": [column.name]}, planned.table)
+
+
+#: Cells that say "none" rather than hold an unread number: blank, a dash, n/a.
+_NO_NUMBER = ("", "-", "—", "–", "n/a", "na", "none", "nil", "/", "?", "无", "暂无")
+
+
+def unread_cells(planned: TableQuery | Refusal, store: TableStore) -> TableQuery | Refusal:
+    """A sum, average, maximum or minimum over rows of which some hold text the parser could not read as a number
+    ("136 (2)", "about 120") would leave those rows out and still say "exact": it refuses, naming the column.
+    Blank cells and dashes say there is no number, so they do not make it refuse."""
+    if isinstance(planned, Refusal) or planned.measure is None or not planned.measure.has_raw:
+        return planned
+    if planned.op not in ("sum", "avg", "max", "min", "rank"):
+        return planned
+    m = planned.measure
+    where, params = compile_where(planned.filters)
+    placeholders = ", ".join("?" for _ in _NO_NUMBER)
+    _, rows = store.query(f"SELECT count(*) FROM {planned.table.sql} WHERE {where} AND {m.sql} IS NULL AND "
+                          f"lower(trim(r{m.index})) NOT IN ({placeholders})", [*params, *_NO_NUMBER])
+    if not rows or not rows[0][0]:
+        return planned
+    return Refusal(f"「{m.name}」有 {rows[0][0]} 行的内容不是可读的数字，计算会漏掉它们。",
+                   f"{rows[0][0]} matching rows of '{m.name}' hold text that is not a readable number; the result "
+                   "would leave them out.", {"columns": [m.name]}, planned.table)
+
+
+_NUMBER_TEXT = re.compile(r"^\s*-?\d[\d,]*(?:\.\d+)?\s*(?:\([^)]*\))?\s*$")
+
+
+def _is_year(cell: str) -> bool:
+    return cell.strip().isdigit() and 1800 <= int(cell.strip()) <= 2100
+
+
+def numbers_as_text(planned: TableQuery | Refusal, store: TableStore) -> TableQuery | Refusal:
+    """"how many wins in total" over a column of numbers stored as text (a few cells like "2 (1)" made it text)
+    asks for their sum, not how many different numbers there are: a distinct count or list of such a column
+    refuses. Years are numbers whose distinct count is meaningful ("how many different years"), so they pass."""
+    if isinstance(planned, Refusal) or planned.op not in ("count_distinct", "list") or not planned.targets:
+        return planned
+    column = planned.targets[0]
+    if column.kind != "text":
+        return planned
+    _, rows = store.query(f"SELECT DISTINCT {column.sql} FROM {planned.table.sql} WHERE {column.sql} IS NOT NULL "
+                          "LIMIT 500")
+    cells = [str(r[0]) for r in rows if str(r[0]).strip()]
+    numbers = [c for c in cells if _NUMBER_TEXT.match(c) and not _is_year(c)]
+    if not cells or len(numbers) * 2 < len(cells):
+        return planned
+    return Refusal(f"「{column.name}」的单元格多是数字：要求和，还是数不同的值？",
+                   f"Cells of '{column.name}' are mostly numbers: their sum, or how many different values?",
+                   {"columns": [column.name]}, planned.table)

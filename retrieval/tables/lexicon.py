@@ -110,7 +110,8 @@ FILLERS = tuple(sorted({
     "tell", "than", "that", "the", "their", "there", "these", "this", "those", "to", "top", "up", "value", "values",
     "was", "we", "were", "what", "what's", "whats", "where", "which", "who", "whole", "whose", "with",
     # verbs that only say a count column counts something ("won the Stanley Cup the most times")
-    "win", "wins", "won", "times", "earned", "got", "received",
+    "win", "wins", "won", "times", "earned", "got", "received", "scored", "score", "achieved", "receive",
+    "receives", "played", "play", "plays", "any",
     # verbs that say a row exists ("签了多少份合同", "claims filed in March"), and "the whole year" of a total
     "其他", "其余", "其它",  # "除华东外其他区域": the negation already says which rows
     "还在", "仍在", "仍然", "目前", "负责的", "经手的",  # "还在进行中", "周宁负责的项目": the value says it
@@ -127,7 +128,7 @@ FILLERS = tuple(sorted({
 ROW_VERBS = ("放了", "放着", "存放了", "存放", "存了", "存着", "存有", "备有", "放", "新建了", "新建", "创建了", "创建",
              "新增了", "新增", "开了", "录入", "去过", "去了", "到过", "出差", "接了", "处理了", "处理过", "处理",
              "经手", "跟进", "办理了",
-             "列出了", "列了", "所列", "列有", "listed",  # "列出了几个球队", "how many teams are listed": rows listed
+             "列出了", "列了", "所列", "列有", "listed", "shown",  # "列出了几个球队", "how many teams are listed"
              "负责", "担任", "属于", "位于", "在职", "工作", "就职", "任职", "入库了", "进了", "有了",
              "visited", "visit", "visits", "went", "go", "traveled", "travelled", "travel", "stored", "kept",
              "stocked", "held", "located", "based", "assigned", "belong", "belongs", "belonging", "work", "works",

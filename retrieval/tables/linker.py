@@ -40,6 +40,7 @@ from retrieval.tables.link_columns import (
     starts_column_word,
 )
 from retrieval.tables.link_compare import link_column_comparisons
+from retrieval.tables.link_heads import link_counted_head, link_number_units
 from retrieval.tables.link_numbers import link_numeric, link_topk
 from retrieval.tables.link_rank import link_group_and_rank
 from retrieval.tables.link_translate import translate_values
@@ -133,6 +134,8 @@ def link_table(question: str, table: TableInfo, store: TableStore, hits: list[Va
     linked.identity = link_identity(t, table)
     if linked.identity:
         linked.row_noun = True  # "多少份采购合同", "the most claims": the table's own name names its rows
+    link_number_units(t, linked)
+    link_counted_head(t, linked)
     before_vocabulary = [u or b for u, b in zip(t.used, t.blank, strict=True)]
     _consume_vocabulary(t, linked)
     linked.mentions += partial_columns(t, table, linked.mentions)

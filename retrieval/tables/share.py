@@ -28,6 +28,9 @@ __all__ = ["ShareQuestion", "answer_share", "share_question"]
 _EN_SHARE = re.compile(r"\bwhat\s+(?:share|percentage|percent|proportion|fraction)\s+of\s+(?:the\s+)?", re.IGNORECASE)
 _EN_TAIL = re.compile(r"\b(?:goes|go|went|belongs?|is|are|was|were)\s+(?:to|from|in)\b|\b(?:comes?|came)\s+from\b|"
                       r"\bis accounted for by\b", re.IGNORECASE)
+#: "what share of the units sold did the West region sell?": the subject of "did … <verb>" is the part.
+_EN_DID = re.compile(r"\bdid\s+(?P<part>.+?)\s+(?:sell|make|earn|get|win|receive|score|have|contribute|generate|"
+                     r"spend|account\s+for|bring\s+in)\s*(?=[?.!]|$)", re.IGNORECASE)
 _ZH_SHARE = re.compile(r"占(?P<between>[^，。？?！!]{0,16}?)的?(?:比例|比重|百分比)|所占的?(?:比例|比重)|的?占比")
 _WHOLE = re.compile(r"^(?:全部|所有|总|整体|全体)?的?(?P<column>.*?)(?:总和|合计|总量|总额|总数)?$")
 
@@ -44,7 +47,9 @@ def share_question(question: str) -> ShareQuestion | None:
     """The question as a total of the part, when it asks for a share; None otherwise."""
     english = _EN_SHARE.search(question)
     if english is not None:
-        rest = _EN_TAIL.sub(" for ", question[english.end():], count=1)
+        rest = question[english.end():]
+        rest = _EN_DID.sub(r"for \g<part>", rest, count=1) if _EN_DID.search(rest) else _EN_TAIL.sub(" for ", rest,
+                                                                                                     count=1)
         return ShareQuestion(f"{question[:english.start()]}what is the total of {rest}", "")
     chinese = _ZH_SHARE.search(question)
     if chinese is None:
