@@ -241,7 +241,7 @@ def guarded_fusion(
         unread = abstain and doc_id not in n_bm25 and signals.unreadable_by_bm25(doc_id)
         fused[doc_id] = w_bm25 * (dense_value if unread else n_bm25.get(doc_id, 0.0)) + w_dense * dense_value
     ranked = _sorted_stable(fused)
-    return cross_language_order(ranked, head_b, head_d, signals) if bilingual else ranked
+    return cross_language_order(ranked, head_d, signals) if bilingual else ranked
 
 
 def _reads_own_language(signals: QuerySignals) -> bool:
