@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from indexing.bm25_index import BM25Index
 from officeqa.settings import RetrievalSettings
-from retrieval.fusion import fuse_hybrid
+from retrieval.fusion import fuse_hybrid, other_language_high
 from retrieval.search import query_signals_for
 
 PARAGRAPHS = {
@@ -56,3 +56,25 @@ def test_a_one_language_knowledge_base_keeps_the_plain_fusion():
     fused = [doc for doc, _ in fuse_hybrid(bm25, dense, RetrievalSettings(), signals)]
     assert fused[0] == "zh-rhine"
     assert signals.corpus_scripts and signals.corpus_scripts.get("en", 0.0) == 0.0
+
+
+def test_no_interleaving_when_dense_ranks_the_other_language_low():
+    """Different documents in two languages (Chinese reports among English ones): dense puts the other language's
+    chunks below its first five, so they are no translation of the answer and are not interleaved."""
+    more = {"zh-danube": "多瑙河流经德国、奥地利和匈牙利等国家，注入黑海。",
+            "zh-elbe": "易北河流经捷克和德国，注入北海。",
+            "zh-seine": "塞纳河流经法国巴黎，注入英吉利海峡。"}
+    index = BM25Index()
+    index.add([*PARAGRAPHS, *more], [*PARAGRAPHS.values(), *more.values()])
+    question = "莱茵河流经哪些国家？"
+    bm25 = index.search(question, 10)
+    dense = [("zh-rhine", 0.7), ("zh-danube", 0.6), ("zh-elbe", 0.58), ("zh-seine", 0.5), ("zh-nile", 0.45),
+             ("en-rhine", 0.40), ("en-alps", 0.30), ("zh-alps", 0.29), ("en-nile", 0.28)]
+    signals = query_signals_for(index, question, [doc for doc, _ in dense], None, "fast")
+    assert not other_language_high(dense, signals)
+    fused = [doc for doc, _ in fuse_hybrid(bm25, dense, RetrievalSettings(), signals)]
+    assert fused[:2] == ["zh-rhine", "zh-danube"]  # no English chunk cut in second
+    high = [("en-rhine", 0.8), *dense]  # the same list with the English version first: interleaved
+    signals = query_signals_for(index, question, [doc for doc, _ in high], None, "fast")
+    assert other_language_high(high, signals)
+    assert [doc for doc, _ in fuse_hybrid(bm25, high, RetrievalSettings(), signals)][:2] == ["zh-rhine", "en-rhine"]
