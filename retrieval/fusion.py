@@ -42,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from officeqa.settings import RetrievalSettings
-from retrieval.fusion_languages import cross_language_order
+from retrieval.fusion_languages import cross_language_order, other_language_high
 from retrieval.fusion_scales import cosine_confidence, min_max, softmax, zscores
 from retrieval.query_signals import QuerySignals
 
@@ -226,7 +226,8 @@ def guarded_fusion(
       by the dense side, a question BM25 can read mostly by BM25.
     * ``abstain`` (``fusion="guarded_abstain"``): the dense scale and BM25's abstention on candidates in
       another script are decided per query, :func:`_guarded_scales`; without it neither (dense min-max).
-      In a knowledge base holding the question's language and another one, :func:`cross_language_order`.
+      In a knowledge base holding the question's language and another one, :func:`cross_language_order` where
+      dense ranks an other-language candidate among its first few (:func:`other_language_high`).
     """
     if not 0.0 <= dense_share <= 1.0:
         raise ValueError("dense_share must be in [0, 1]")
@@ -253,22 +254,6 @@ def _reads_own_language(signals: QuerySignals) -> bool:
     other = max((share for script, share in shares.items() if script in ("zh", "en") and script != signals.script),
                 default=0.0)
     return bm25_readability(signals) >= 1.0 and signals.script_in_corpus >= SCRIPT_PRESENT and other >= SCRIPT_PRESENT
-
-
-OTHER_LANGUAGE_RANK = 5
-"""Dense's first candidates among which one in the other language must be for the two languages to be interleaved
-(:func:`other_language_high`)."""
-
-
-def other_language_high(head_d: Scored, signals: QuerySignals) -> bool:
-    """True when dense ranks a candidate BM25 cannot read (another script) among its first :data:`OTHER_LANGUAGE_RANK`.
-
-    Why: a knowledge base keeping the same articles in both languages has the answer's translation next to it in
-    dense's list (XQuAD, MLQA mixed: the first other-language candidate is in dense's first 3 for 85 % and 78 % of
-    the tuning questions); a knowledge base of different documents in two languages (16 annual reports, 2 of
-    them Chinese: 26 % Chinese words) has it there for 22 %, and there the other language's pages are never the
-    answer: interleaving them cost 11 of 108 tuning questions their gold page (``bench/results/fusion_sets.md``)."""
-    return any(signals.unreadable_by_bm25(doc_id) for doc_id, _ in head_d[:OTHER_LANGUAGE_RANK])
 
 
 def _guarded_scales(

@@ -16,6 +16,24 @@ from retrieval.query_signals import QuerySignals
 Scored = Sequence[tuple[str, float]]
 
 
+OTHER_LANGUAGE_RANK = 5
+"""Dense's first candidates among which one in the other language must be for the two languages to be interleaved
+(:func:`other_language_high`; chosen on the tuning halves of xquad_mixed, mlqa_mixed and the 16 reports)."""
+
+
+def other_language_high(head_d: Scored, signals: QuerySignals) -> bool:
+    """True when dense ranks a candidate BM25 cannot read (another script) among its first :data:`OTHER_LANGUAGE_RANK`.
+
+    Why: a knowledge base keeping the same articles in both languages has the answer's translation next to it in
+    dense's list (XQuAD, MLQA mixed: the first other-language candidate is in dense's first 3 for 85 % and 78 % of
+    the tuning questions); a knowledge base of different documents in two languages (16 annual reports, 2 of
+    them Chinese: 26 % Chinese words) has it there for 22 %, and there the other language's pages are never the
+    answer: gold page in the top 10 for 54 of 108 tuning questions when interleaving always, 59 with this test
+    (58 before). 5 was chosen on the tuning halves (1-4, 7, 10 and always measured; ``bench/results/fusion_sets.md``):
+    below 5 xquad_mixed loses Recall@10, above it the reports lose their pages."""
+    return any(signals.unreadable_by_bm25(doc_id) for doc_id, _ in head_d[:OTHER_LANGUAGE_RANK])
+
+
 def cross_language_order(ranked: Scored, head_d: Scored, signals: QuerySignals) -> list[tuple[str, float]]:
     """In a knowledge base of two languages, the other language's candidates ranked by dense alone: BM25 has no say.
 
@@ -24,14 +42,13 @@ def cross_language_order(ranked: Scored, head_d: Scored, signals: QuerySignals) 
     paragraphs in English and Chinese in one corpus, hybrid Recall@10 0.914 against dense alone 0.930.
     The two languages' lists are interleaved: the same-language chunks in the fused order, the other-language
     ones in dense's order, one each in turn, so each language's best candidates reach the result page.
-    Always, not only when BM25's first chunk is among dense's first same-language candidates (the previous
-    rule, with 3): on the tuning halves interleaving always gave xquad_mixed 0.9048 / 0.9552 nDCG@10 /
-    Recall@10 against 0.8959 / 0.9372 and mlqa_mixed 0.7484 / 0.8056 against 0.7301 / 0.7723, above 5 and 10
-    (``bench/results/fusion_sets.md``); the annual reports the agreement test once protected are no
-    bilingual knowledge base by ``fusion._reads_own_language`` (13 % English) and never reach here. Placing the
-    other language at dense's own ranks, or scoring it by dense alone against a per-language min-max, reached
-    more Recall@10 on mlqa_mixed (0.797-0.820) but less nDCG@10 on both sets; two same-language chunks per
-    other-language one lost on both.
+    The caller (``fusion.guarded_fusion``) calls it where dense ranks an other-language candidate high
+    (:func:`other_language_high`), whether or not BM25's first chunk is among dense's first same-language
+    candidates (the previous rule, with 3): on the tuning halves xquad_mixed 0.8959 / 0.9372 nDCG@10 / Recall@10
+    -> 0.9048 / 0.9552 and mlqa_mixed 0.7301 / 0.7723 -> 0.7427 / 0.8004 (``bench/results/fusion_sets.md``).
+    Placing the other language at dense's own ranks, or scoring it by dense alone against a per-language
+    min-max, reached more Recall@10 on mlqa_mixed (0.797-0.820) but less nDCG@10 on both sets; two
+    same-language chunks per other-language one lost on both.
     Scores are the fused list's own, slot by slot (the order changes, the scale does not).
     """
     other = [doc_id for doc_id, _ in head_d if signals.unreadable_by_bm25(doc_id)]
@@ -71,4 +88,4 @@ def same_language_rerank(plain: Scored, reranked: Scored, signals: QuerySignals)
     return out
 
 
-__all__ = ["cross_language_order", "same_language_rerank"]
+__all__ = ["OTHER_LANGUAGE_RANK", "cross_language_order", "other_language_high", "same_language_rerank"]

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from indexing.bm25_index import BM25Index
 from officeqa.settings import RetrievalSettings
-from retrieval.fusion import fuse_hybrid, other_language_high
+from retrieval.fusion import fuse_hybrid
+from retrieval.fusion_languages import other_language_high
 from retrieval.search import query_signals_for
 
 PARAGRAPHS = {
