@@ -37,8 +37,10 @@ sys.path.insert(0, str(ROOT))
 
 from indexing.storage import open_knowledge_base  # noqa: E402
 from officeqa.settings import Settings, load_settings  # noqa: E402
+from retrieval.answer_texts import shared_naming_words  # noqa: E402
 from retrieval.placing import scope_of  # noqa: E402
 from retrieval.scope import Scope  # noqa: E402
+from retrieval.search import without_naming_words  # noqa: E402
 from retrieval.service import QuestionService  # noqa: E402
 
 DEV = ROOT.parent / "shared" / "annual-dev"
@@ -52,7 +54,10 @@ K = 10
 class Question:
     file: str
     question: str
-    page: int
+    pages: tuple[int, ...]
+    half: str = "dev"
+    """``tune`` / ``heldout`` for the annualset questions (``eval/annual/reports_tuning.jsonl`` /
+    ``reports_heldout.jsonl``: the halves are split by REPORT), ``dev`` for ``../shared/annual-dev``."""
 
 
 def _git(repo: Path, *args: str) -> bytes:
@@ -91,12 +96,18 @@ def collect(folder: Path, dev: Path, dbgpt: Path, erc: Path, erc_n: int, dbgpt_n
 
 
 def load_questions(paths: Sequence[Path]) -> list[Question]:
+    """Questions with a gold page: the dev shape (``file``, ``page``) or the annualset's (``pages``: one report's
+    pages); a file named ``*tuning*`` / ``*heldout*`` gives its questions that half."""
     out: list[Question] = []
     for path in paths:
+        half = "tune" if "tuning" in path.name else "heldout" if "heldout" in path.name else "dev"
         for line in path.read_text(encoding="utf-8").splitlines():
             row = json.loads(line) if line.strip() else None
             if row and row.get("page"):
-                out.append(Question(row["file"], row["question"], int(row["page"])))
+                out.append(Question(row["file"], row["question"], (int(row["page"]),), half))
+            elif row and len(row.get("pages") or {}) == 1:
+                (file, pages), = row["pages"].items()
+                out.append(Question(file, row["question"], tuple(int(p) for p in pages), half))
     return out
 
 
@@ -105,7 +116,7 @@ Ranked = list[tuple[str, int | None]]  # (file name, page) best first
 
 def _score(questions: Sequence[Question], ranked: Sequence[Ranked]) -> tuple[int, int]:
     """(gold page ±1 in the top 10, the right report first)."""
-    gold = sum(any(f == q.file and p is not None and abs(p - q.page) <= 1 for f, p in r[:K])
+    gold = sum(any(f == q.file and p is not None and any(abs(p - g) <= 1 for g in q.pages) for f, p in r[:K])
                for q, r in zip(questions, ranked, strict=True))
     first = sum(bool(r) and r[0][0] == q.file for q, r in zip(questions, ranked, strict=True))
     return gold, first
@@ -120,7 +131,9 @@ def ours(settings: Settings, questions: Sequence[Question], mode: str, scoped: b
             scope = scope_of(q.question, None, catalog) if scoped else Scope("retrieved")
             if scope.method not in ("named", "explicit"):
                 scope = Scope("retrieved")
-            hits = knowledge.scoped_search(q.question, mode, K, scope)
+            # as the question path searches (``Knowledge.retrieve``): the words that named the scope's reports left out
+            query = without_naming_words(q.question, shared_naming_words(scope, catalog)) if scoped else q.question
+            hits = knowledge.scoped_search(query, mode, K, scope)
             out.append([(Path(catalog[h.doc_id].path).name if h.doc_id in catalog else "", _page(h.metadata))
                         for h in hits])
         return out
@@ -174,14 +187,23 @@ def index(settings: Settings, folder: Path) -> float:
 
 def report_lines(questions: Sequence[Question], rows: Sequence[tuple[str, list[Ranked]]], notes: list[str],
                  reports: int, index_s: float | None, peer_s: float) -> list[str]:
+    """The table: per retriever, gold page ±1 @10 and right report first, per half of the questions (``all`` too
+    when there is more than one)."""
+    halves = [h for h in ("tune", "heldout", "dev") if any(q.half == h for q in questions)]
+    halves += ["all"] if len(halves) > 1 else []
     lines = ["# Retrieval over many annual reports in one knowledge base (bench/bench_report_retrieval.py)", "",
              f"{reports} reports in one knowledge base, {len(questions)} questions with a gold page "
              f"(`{', '.join(sorted({q.file for q in questions}))}`); default settings, right after `index` "
-             "(the background model has not covered it).", "",
-             "| retriever | gold page ±1 @10 | right report first |", "|---|---|---|"]
+             "(the background model has not covered it). Cells: gold page ±1 @10; right report first.", "",
+             "| retriever | " + " | ".join(f"{h} ({sum(h in ('all', q.half) for q in questions)} q)"
+                                         for h in halves) + " |", "|---|" + "---|" * len(halves)]
     for label, ranked in rows:
-        gold, first = _score(questions, ranked)
-        lines.append(f"| {label} | {gold}/{len(questions)} | {first}/{len(questions)} |")
+        cells = []
+        for half in halves:
+            keep = [i for i, q in enumerate(questions) if half in ("all", q.half)]
+            gold, first = _score([questions[i] for i in keep], [ranked[i] for i in keep])
+            cells.append(f"{gold}; {first}")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
     timing = f"indexing {index_s:.0f} s" if index_s is not None else "index built before (`--data`)"
     lines += ["", f"Build: {timing}; the peer's pages, splitter and BM25 {peer_s:.0f} s.", *notes, ""]
     return lines
@@ -195,16 +217,19 @@ def main() -> None:
     parser.add_argument("--erc", type=int, default=5, help="the N smallest round-2 reports")
     parser.add_argument("--dbgpt", type=int, default=1, help="the first N DB-GPT reports that are no dev report")
     parser.add_argument("--questions", type=Path, nargs="*", default=[])
+    parser.add_argument("--reports", type=Path, help="index this folder of reports as it is (no dev set, no "
+                        "mirrors), e.g. bench/results/cache/annual-reports with --questions "
+                        "eval/annual/reports_tuning.jsonl eval/annual/reports_heldout.jsonl")
     parser.add_argument("--work", type=Path, default=Path("/tmp/bench_report_retrieval"))
     parser.add_argument("--data", type=Path, help="a data folder already holding the reports of --work/kb")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "report_retrieval.md")
     args = parser.parse_args()
-    if not (args.dev / "questions.jsonl").exists():
+    if args.reports is None and not (args.dev / "questions.jsonl").exists():
         print(f"skipped: no annual-dev set at {args.dev} (questions.jsonl and its PDFs)")
         return
-    folder = args.work / "kb"
-    notes = collect(folder, args.dev, args.dbgpt_repo, args.erc_repo, args.erc, args.dbgpt)
-    questions = load_questions([args.dev / "questions.jsonl", *args.questions])
+    folder = args.reports or args.work / "kb"
+    notes = [] if args.reports else collect(folder, args.dev, args.dbgpt_repo, args.erc_repo, args.erc, args.dbgpt)
+    questions = load_questions(([] if args.reports else [args.dev / "questions.jsonl"]) + list(args.questions))
     settings = load_settings().model_copy(update={"data_dir": args.data or args.work / "data"})
     index_s = None if args.data else index(settings, folder)
     runs: list[tuple[str, Callable[[], list[Ranked]]]] = [

@@ -42,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from officeqa.settings import RetrievalSettings
-from retrieval.fusion_languages import cross_language_order
+from retrieval.fusion_languages import cross_language_order, other_language_high
 from retrieval.fusion_scales import cosine_confidence, min_max, softmax, zscores
 from retrieval.query_signals import QuerySignals
 
@@ -226,14 +226,15 @@ def guarded_fusion(
       by the dense side, a question BM25 can read mostly by BM25.
     * ``abstain`` (``fusion="guarded_abstain"``): the dense scale and BM25's abstention on candidates in
       another script are decided per query, :func:`_guarded_scales`; without it neither (dense min-max).
-      In a knowledge base holding the question's language and another one, :func:`cross_language_order`.
+      In a knowledge base holding the question's language and another one, :func:`cross_language_order` where
+      dense ranks an other-language candidate among its first few (:func:`other_language_high`).
     """
     if not 0.0 <= dense_share <= 1.0:
         raise ValueError("dense_share must be in [0, 1]")
     w_bm25, w_dense = _shares((1.0 - dense_share) * bm25_readability(signals), dense_share * signals.dense_trust)
     head_b, head_d = _dedup(bm25[:depth]), _dedup(dense[:depth])
     n_bm25 = min_max(head_b, floor=None if len(head_b) >= depth else 0.0)
-    bilingual = abstain and _reads_own_language(signals) and any(signals.unreadable_by_bm25(d) for d, _ in head_d)
+    bilingual = abstain and _reads_own_language(signals) and other_language_high(head_d, signals)
     n_dense, abstain = _guarded_scales(head_b, head_d, signals, abstain and not bilingual, agree_depth)
     fused: dict[str, float] = {}
     for doc_id in dict.fromkeys([doc_id for doc_id, _ in head_b] + [doc_id for doc_id, _ in head_d]):
@@ -241,7 +242,7 @@ def guarded_fusion(
         unread = abstain and doc_id not in n_bm25 and signals.unreadable_by_bm25(doc_id)
         fused[doc_id] = w_bm25 * (dense_value if unread else n_bm25.get(doc_id, 0.0)) + w_dense * dense_value
     ranked = _sorted_stable(fused)
-    return cross_language_order(ranked, head_b, head_d, signals) if bilingual else ranked
+    return cross_language_order(ranked, head_d, signals) if bilingual else ranked
 
 
 def _reads_own_language(signals: QuerySignals) -> bool:

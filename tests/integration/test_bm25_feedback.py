@@ -78,3 +78,23 @@ def test_no_feedback_when_bm25_cannot_read_the_question(data_dir: Path, monkeypa
     assert ranked_docs(data_dir, question, 20) == plain
     monkeypatch.setattr(search, "feedback_applies", lambda signals, n_terms: n_terms > 0)  # the gate, lifted
     assert ranked_docs(data_dir, question, 20) != plain  # so the gate is what kept the ranking
+
+
+def test_no_feedback_inside_a_scope_of_named_documents(data_dir: Path) -> None:
+    """A question searched inside the documents it names (``doc_id`` filter): the first hits' shared terms are
+    the scope's own words, so feedback is not applied there (``search._feedback_list``)."""
+    every = {"doc_id": {"$in": sorted({**STORY, **UNRELATED})}}
+    settings = Settings(data_dir=data_dir, embedding=EmbeddingSettings(backend="hash"))
+    with KnowledgeBase(settings) as kb:
+        scoped = [cid.rsplit("-", 1)[0] for cid, _ in rank_chunks(kb, QUESTION, mode="hybrid", depth=8, filters=every)]
+    assert scoped == ranked_docs(data_dir, QUESTION, 0)  # as without feedback, though the scope holds every chunk
+    assert scoped != ranked_docs(data_dir, QUESTION, 20)
+
+
+def test_scope_documents_counts_the_documents_a_filter_names() -> None:
+    assert search.scope_documents(None) == 0
+    assert search.scope_documents({"file_type": "pdf"}) == 0
+    assert search.scope_documents({"doc_id": "ab12"}) == 1
+    assert search.scope_documents({"doc_id": {"$eq": "ab12"}}) == 1
+    assert search.scope_documents({"doc_id": {"$in": ["ab12", "cd34"]}}) == 2
+    assert search.scope_documents({"doc_id": {"$ne": "ab12"}}) == 0
