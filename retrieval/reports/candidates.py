@@ -1,0 +1,154 @@
+"""The candidate rows of a figure question in one report: the printed rows whose label names the question's
+metric, primary statements and the key-figures table first, each with its column (period), value as printed,
+unit and page, written as one model material.
+
+Why: a figure question about a named company that the figure answerer could not settle (no row it was sure of,
+a period or statement it doubted, a computation missing an input) goes to the model, and the model can only
+answer from what it is shown. Retrieval over a long report often brings back the auditor's report or a note
+that repeats the metric's words, not the statement page printing the figure; the stored facts know which rows
+of which statements spell the metric. So their rows go into the prompt as materials, before the retrieved
+chunks, under a token cap, and the model weighs them (DESIGN.md, "Precision first": the model decides, with
+the evidence in front of it).
+
+Which rows, best first: the labels the figure answerer itself matches (:func:`best_matches`: as printed, by a
+synonym of ``report_metrics.txt``, or every label word in the question), then the rows of the key-figures table
+and the primary statements sharing a content word (English) or two characters' run (Chinese) with the question
+- a computed question's inputs ("gross margin (gross profit / revenue)") and a metric spelled apart from the
+list ("total (loss)/income") are found so. A note's row comes only through a label match.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from indexing.reports.labels import label_key
+from retrieval.reports.entities import aliases
+from retrieval.reports.facts import Fact, Report
+from retrieval.reports.lookup import best_matches, role_rank, table_rank
+from retrieval.reports.render import with_unit
+
+__all__ = ["CandidateRow", "candidate_rows", "named_reports", "render_rows"]
+
+#: How many rows one report contributes: enough for a metric printed in the key figures, the statement and a
+#: note, and a computed question's two or three inputs; more crowds out the retrieved text.
+MAX_ROWS = 12
+#: Of the loosely matched rows (a shared word), only those of the key figures and primary statements.
+_PRIMARY = 1
+_STOP = frozenset(
+    {"what", "which", "were", "was", "is", "are", "did", "does", "the", "and", "for", "from", "with", "that", "this",
+     "year", "years", "ended", "fiscal", "full", "report", "reported", "company", "group", "much", "many", "how",
+     "its", "their", "during", "total", "amount", "figure", "value", "percentage", "share", "compared", "against",
+     "between", "within", "december", "june", "march", "september", "grow", "growth", "change", "increase",
+     "decrease", "ratio", "rate", "margin", "earn", "earned", "make", "made", "have", "has", "had", "give"}
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateRow:
+    """One printed row of one table: its facts (one per period column), the table's caption and page."""
+
+    label: str
+    facts: tuple[Fact, ...]
+
+    @property
+    def page(self) -> int | None:
+        return self.facts[0].page
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def named_reports(question: str, reports: Sequence[Report]) -> list[Report]:
+    """The reports whose company the question names (any alias: name, short name, stock code, English name)."""
+    folded = _fold(question)
+    return [r for r in reports if any(a in folded for a in aliases(r))]
+
+
+def _plain(question: str, report: Report) -> str:
+    """The question without the company's names and the years (they name no row)."""
+    text = _fold(question)
+    for alias in aliases(report):
+        text = text.replace(alias, " ")
+    return re.sub(r"(19[89]\d|20[0-4]\d)|(?<![a-z])fy\s*'?\d{2}(?!\d)", " ", text)
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ies", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def _words(text: str) -> set[str]:
+    return {_stem(w) for w in re.findall(r"[a-z]{3,}", text) if w not in _STOP}
+
+
+def _grams(text: str) -> set[str]:
+    runs = re.findall(r"[\u4e00-\u9fff]{2,}", label_key(text))
+    return {run[i : i + 2] for run in runs for i in range(len(run) - 1)}
+
+
+def _loose_score(label: str, words: set[str], grams: set[str]) -> int:
+    """Characters of the question's content words (or two-character runs) the label shares."""
+    folded = _fold(label)
+    shared_words = sum(len(w) for w in _words(folded) & words)
+    shared_grams = len(_grams(label) & grams)
+    return shared_words + (2 * shared_grams if shared_grams >= 2 else 0)
+
+
+def _rows(facts: Sequence[Fact]) -> list[CandidateRow]:
+    """Facts grouped by printed row (table and label), in first-seen order."""
+    grouped: dict[tuple[int, str, int | None], list[Fact]] = {}
+    for fact in facts:
+        grouped.setdefault((fact.table, fact.key, fact.page), []).append(fact)
+    return [CandidateRow(group[0].label, tuple(group)) for group in grouped.values()]
+
+
+def candidate_rows(question: str, report: Report, limit: int = MAX_ROWS) -> list[CandidateRow]:
+    """The rows of ``report`` a figure question may be answered from, best first (at most ``limit``)."""
+    plain = _plain(question, report)
+    key = label_key(plain)
+    ranked: list[Fact] = []
+    for match in best_matches(key, report.facts, label_key(_fold(question)))[:4]:
+        ranked.extend(sorted(match.facts, key=lambda f: table_rank(f, key, False)))
+    words, grams = _words(plain), _grams(plain)
+    loose = [(s, f) for f in report.facts if role_rank(f) <= _PRIMARY and (s := _loose_score(f.label, words, grams))]
+    loose.sort(key=lambda item: (-item[0], role_rank(item[1]), item[1].page or 0))
+    ranked.extend(f for _s, f in loose)
+    rows: list[CandidateRow] = []
+    seen: set[tuple[int, str, int | None]] = set()
+    for row in _rows(ranked):
+        ident = (row.facts[0].table, row.facts[0].key, row.page)
+        if ident not in seen:
+            seen.add(ident)
+            rows.append(row)
+    return rows[:limit]
+
+
+def _row_line(row: CandidateRow, english: bool) -> str:
+    first = row.facts[0]
+    cells = [f"{f.column.strip() or '—'}: {with_unit(f.text, f.unit, english)}" for f in row.facts]
+    table = first.caption or first.section
+    where = f"{table}, p. {first.page}" if english else f"{table}，第 {first.page} 页"
+    return f"- {row.label} | {' | '.join(cells)} ({where})"
+
+
+def render_rows(report: Report, rows: Sequence[CandidateRow], english: bool, fits: Callable[[str], bool]) -> str:
+    """The rows as one material's text, as many as ``fits`` allows (best first); empty when none fits."""
+    if english:
+        head = (
+            f"Rows printed in {report.name}'s tables that may hold the figure (row | column: value as printed, "
+            "unit | table, page):"
+        )
+    else:
+        head = f"{report.name} 表格中可能给出所问数据的行（行 | 列：原文数值及单位 | 表格，页码）："
+    lines = [head]
+    for row in rows:
+        line = _row_line(row, english)
+        if fits("\n".join([*lines, line])):
+            lines.append(line)
+    return "\n".join(lines) if len(lines) > 1 else ""
