@@ -1,11 +1,13 @@
 """With a model: a figure question about a named company's report that no rule settled gets that report's
-candidate rows (row, period column, value and unit as printed, table, page) as a material, ahead of the
-retrieved chunks; this answerer never answers.
+candidate rows as a material, ahead of the retrieved chunks: the stored facts' rows (row, period column, value
+and unit as printed, table, page), then the printed lines holding a number and the metric's words (statement
+pages first); this answerer never answers.
 
 Why here, after the report-facts and named-facts answerers: when they answered completely the walk has ended;
 when they declined or handed over, the model answers, and retrieval alone often misses the statement page that
-prints the figure (``retrieval.reports.candidates`` says why). Without a model nothing is added: the extractive
-fallback quotes retrieved sentences, and candidate rows shown there would read as an answer.
+prints the figure (``retrieval.reports.candidates`` and ``retrieval.reports.text_rows`` say why). Without a
+model nothing is added: the extractive fallback quotes retrieved sentences, and candidate rows shown there would
+read as an answer.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from retrieval.named_facts.question import wanted_fields
 from retrieval.placing import SUMMARY_ROUTE
 from retrieval.reports.answer import asks_for_figure
 from retrieval.reports.answerer import ReportCache
-from retrieval.reports.candidates import candidate_rows, named_reports, render_rows
+from retrieval.reports.candidates import candidate_rows, named_reports, question_terms, render_rows
+from retrieval.reports.entities import aliases
 from retrieval.reports.facts import Report
+from retrieval.reports.text_rows import text_rows
 
 __all__ = ["FigureCandidates"]
 
@@ -27,6 +31,8 @@ __all__ = ["FigureCandidates"]
 SHARE = 0.25
 #: At most this many reports' rows (a question comparing two companies names two).
 MAX_REPORTS = 2
+#: Printed lines per report, after the facts' rows.
+MAX_LINES = 8
 
 
 class FigureCandidates:
@@ -42,34 +48,49 @@ class FigureCandidates:
         question = ctx.standalone
         if ctx.route == SUMMARY_ROUTE or not asks_for_figure(question) or wanted_fields(question):
             return None  # a named fact (auditor, CEO) is no row of a table
-        reports = self._reports(ctx, knowledge)
-        room = max(ctx.budget, 0) * SHARE / max(len(reports), 1)
-        english = ctx.language == "en"
-        for doc_id, report in reports:
-            rows = candidate_rows(question, report)
-            text = render_rows(report, rows, english, lambda t: ctx.tools.count(t) <= room) if rows else ""
-            if text:
-                ctx.extra.append(_material(doc_id, report, text, [r.page for r in rows]))
+        targets = self._targets(ctx, knowledge)
+        room = max(ctx.budget, 0) * SHARE / max(len(targets), 1)
+        for doc_id, report in targets:
+            material = self._material(ctx, knowledge, doc_id, report, room)
+            if material is not None:
+                ctx.extra.append(material)
         return None
 
-    def _reports(self, ctx: QuestionContext, knowledge: Knowledge) -> list[tuple[str, Report]]:
-        """The reports the question is about: those in a named or given scope, else those whose company the
-        question names (never a report merely retrieved: its rows would be another company's)."""
-        if ctx.scope.method in ("named", "explicit"):
-            doc_ids = [d for d in ctx.scope.doc_ids if d in ctx.catalog]
-        else:
-            doc_ids = [d for d in ctx.catalog if d not in knowledge.superseded]
+    def _targets(self, ctx: QuestionContext, knowledge: Knowledge) -> list[tuple[str, Report | None]]:
+        """The documents the question is about, with their report facts when they have any: those of a named or
+        given scope, else the reports whose company the question names (never a document merely retrieved: its
+        rows would be another company's)."""
+        scoped = ctx.scope.method in ("named", "explicit")
+        doc_ids = (
+            [d for d in ctx.scope.doc_ids if d in ctx.catalog]
+            if scoped
+            else [d for d in ctx.catalog if d not in knowledge.superseded]
+        )
         pairs = [(d, ctx.catalog[d].path) for d in doc_ids]
-        reports = self.cache.reports(knowledge.kb, pairs, shown=knowledge.paths.shown)
-        ids = {path: doc_id for doc_id, path in pairs}
-        if ctx.scope.method not in ("named", "explicit") or len(reports) > MAX_REPORTS:
-            reports = named_reports(ctx.standalone, reports)
-        return [(ids[r.path], r) for r in reports[:MAX_REPORTS] if r.path in ids]
+        reports = {r.path: r for r in self.cache.reports(knowledge.kb, pairs, shown=knowledge.paths.shown)}
+        if scoped and len(doc_ids) <= MAX_REPORTS:
+            return [(d, reports.get(path)) for d, path in pairs]
+        named = {r.path for r in named_reports(ctx.standalone, list(reports.values()))}
+        found: list[tuple[str, Report | None]] = [(d, reports[path]) for d, path in pairs if path in named]
+        return found[:MAX_REPORTS]
 
-
-def _material(doc_id: str, report: Report, text: str, pages: list[int | None]) -> Material:
-    """One material citing the report's first candidate page (the model's [n] resolves to it)."""
-    shown = sorted({p for p in pages if p is not None})
-    meta = {"doc_id": doc_id, "path": report.path, "page": shown[0] if shown else None, "kind": "report_facts"}
-    label = f"{report.name} · p. {', '.join(map(str, shown[:6]))}" if shown else report.name
-    return Material(text, label, 1.0, f"candidates:facts:{doc_id}", report.name, meta=meta)
+    @staticmethod
+    def _material(
+        ctx: QuestionContext, knowledge: Knowledge, doc_id: str, report: Report | None, room: float
+    ) -> Material | None:
+        entry = ctx.catalog[doc_id]
+        subject = entry.profile.subject
+        names = aliases(report) if report is not None else []
+        names += [n for n in (ctx.scope.matched.get(doc_id), subject.entity if subject else "", entry.title) if n]
+        rows = candidate_rows(ctx.standalone, report) if report is not None else []
+        parsed = knowledge.kb.documents.get(doc_id)
+        words, grams = question_terms(ctx.standalone, names)
+        lines = text_rows(parsed.blocks, words, grams, MAX_LINES) if parsed is not None else []
+        shown = report.name if report is not None else knowledge.paths.shown(entry.path)
+        text = render_rows(shown, rows, lines, ctx.language == "en", lambda t: ctx.tools.count(t) <= room)
+        if not text:
+            return None
+        pages = sorted({p for p in [*(r.page for r in rows), *(t.page for t in lines)] if p is not None})
+        meta = {"doc_id": doc_id, "path": entry.path, "page": pages[0] if pages else None, "kind": "report_facts"}
+        label = f"{shown} · p. {', '.join(map(str, pages[:6]))}" if pages else shown
+        return Material(text, label, 1.0, f"candidates:facts:{doc_id}", shown, meta=meta)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from indexing.reports.labels import label_key
@@ -29,8 +29,9 @@ from retrieval.reports.entities import aliases
 from retrieval.reports.facts import Fact, Report
 from retrieval.reports.lookup import best_matches, role_rank, table_rank
 from retrieval.reports.render import with_unit
+from retrieval.reports.text_rows import TextRow
 
-__all__ = ["CandidateRow", "candidate_rows", "named_reports", "render_rows"]
+__all__ = ["CandidateRow", "candidate_rows", "named_reports", "question_terms", "render_rows"]
 
 #: How many rows one report contributes: enough for a metric printed in the key figures, the statement and a
 #: note, and a computed question's two or three inputs; more crowds out the retrieved text.
@@ -40,7 +41,7 @@ _PRIMARY = 1
 _STOP = frozenset(
     {"what", "which", "were", "was", "is", "are", "did", "does", "the", "and", "for", "from", "with", "that", "this",
      "year", "years", "ended", "fiscal", "full", "report", "reported", "company", "group", "much", "many", "how",
-     "its", "their", "during", "total", "amount", "figure", "value", "percentage", "share", "compared", "against",
+     "its", "their", "during", "amount", "figure", "value", "percentage", "share", "compared", "against",
      "between", "within", "december", "june", "march", "september", "grow", "growth", "change", "increase",
      "decrease", "ratio", "rate", "margin", "earn", "earned", "make", "made", "have", "has", "had", "give"}
 )  # fmt: skip
@@ -68,12 +69,19 @@ def named_reports(question: str, reports: Sequence[Report]) -> list[Report]:
     return [r for r in reports if any(a in folded for a in aliases(r))]
 
 
-def _plain(question: str, report: Report) -> str:
+def _plain(question: str, names: Iterable[str]) -> str:
     """The question without the company's names and the years (they name no row)."""
     text = _fold(question)
-    for alias in aliases(report):
-        text = text.replace(alias, " ")
+    for name in sorted((_fold(n) for n in names if n), key=len, reverse=True):
+        text = text.replace(name, " ")
     return re.sub(r"(19[89]\d|20[0-4]\d)|(?<![a-z])fy\s*'?\d{2}(?!\d)", " ", text)
+
+
+def question_terms(question: str, names: Iterable[str]) -> tuple[list[str], list[str]]:
+    """The question's content words (stems, English) and two-character runs (Chinese), without ``names`` (the
+    company's) and years: what a row label printing the asked figure shares with the question."""
+    plain = _plain(question, names)
+    return sorted(_words(plain)), sorted(_grams(plain))
 
 
 def _stem(word: str) -> str:
@@ -110,7 +118,7 @@ def _rows(facts: Sequence[Fact]) -> list[CandidateRow]:
 
 def candidate_rows(question: str, report: Report, limit: int = MAX_ROWS) -> list[CandidateRow]:
     """The rows of ``report`` a figure question may be answered from, best first (at most ``limit``)."""
-    plain = _plain(question, report)
+    plain = _plain(question, aliases(report))
     key = label_key(plain)
     ranked: list[Fact] = []
     for match in best_matches(key, report.facts, label_key(_fold(question)))[:4]:
@@ -137,18 +145,24 @@ def _row_line(row: CandidateRow, english: bool) -> str:
     return f"- {row.label} | {' | '.join(cells)} ({where})"
 
 
-def render_rows(report: Report, rows: Sequence[CandidateRow], english: bool, fits: Callable[[str], bool]) -> str:
-    """The rows as one material's text, as many as ``fits`` allows (best first); empty when none fits."""
+def render_rows(
+    name: str, rows: Sequence[CandidateRow], lines: Sequence[TextRow], english: bool, fits: Callable[[str], bool]
+) -> str:
+    """The rows, then the text lines, as one material's text, as many as ``fits`` allows (best first); empty when
+    none fits."""
     if english:
-        head = (
-            f"Rows printed in {report.name}'s tables that may hold the figure (row | column: value as printed, "
-            "unit | table, page):"
-        )
+        head = f"Rows printed in {name} that may hold the figure (row | column: value as printed | table, page):"
     else:
-        head = f"{report.name} 表格中可能给出所问数据的行（行 | 列：原文数值及单位 | 表格，页码）："
-    lines = [head]
-    for row in rows:
-        line = _row_line(row, english)
-        if fits("\n".join([*lines, line])):
-            lines.append(line)
-    return "\n".join(lines) if len(lines) > 1 else ""
+        head = f"{name} 中可能给出所问数据的行（行 | 列：原文数值 | 表格，页码）："
+    out = [head]
+    texts = [_row_line(r, english) for r in rows]
+    texts += [_text_line(t, english) for t in lines if all(t.text not in known for known in texts)]
+    for text in texts:
+        if fits("\n".join([*out, text])):
+            out.append(text)
+    return "\n".join(out) if len(out) > 1 else ""
+
+
+def _text_line(row: TextRow, english: bool) -> str:
+    where = ", ".join(p for p in (row.title, f"p. {row.page}" if english else f"第 {row.page} 页") if p)
+    return f"- {row.text} ({where})"
