@@ -31,13 +31,15 @@ from retrieval.reports.lookup import best_matches, role_rank, table_rank
 from retrieval.reports.render import with_unit
 from retrieval.reports.text_rows import TextRow
 
-__all__ = ["CandidateRow", "candidate_rows", "named_reports", "question_terms", "render_rows"]
+__all__ = ["CandidateRow", "candidate_rows", "disagreeing", "named_reports", "question_terms", "render_rows"]
 
 #: How many rows one report contributes: enough for a metric printed in the key figures, the statement and a
 #: note, and a computed question's two or three inputs; more crowds out the retrieved text.
 MAX_ROWS = 12
 #: Of the loosely matched rows (a shared word), only those of the key figures and primary statements.
 _PRIMARY = 1
+#: A table that can contradict the answered one: any but a note or a part of the company (role rank 3).
+_OTHER_TABLES = 2
 _STOP = frozenset(
     {"what", "which", "were", "was", "is", "are", "did", "does", "the", "and", "for", "from", "with", "that", "this",
      "year", "years", "ended", "fiscal", "full", "report", "reported", "company", "group", "much", "many", "how",
@@ -166,3 +168,34 @@ def render_rows(
 def _text_line(row: TextRow, english: bool) -> str:
     where = ", ".join(p for p in (row.title, f"p. {row.page}" if english else f"第 {row.page} 页") if p)
     return f"- {row.text} ({where})"
+
+
+def disagreeing(question: str, report: Report, value: str, page: int | None) -> Fact | None:
+    """A row of another table outside the notes that prints the answered metric (the same label) for the same
+    period with a different value, or None.
+
+    Why: "profit after income tax" printed in the parent entity's statement and in the group's five-year summary
+    with two values; the figure answerer takes the first table by its rank, and which of them the question means
+    is then a reading only the model (or the reader) can make, so the answer is handed over, not stated."""
+    chosen = [f for f in report.facts if str(f.value) == value and f.page == page]
+    if not chosen:
+        return None
+    fact = chosen[0]
+    year = fact.year(report.year)
+    for other in report.facts:
+        if other.key != fact.key or other.table == fact.table or role_rank(other) > _OTHER_TABLES:
+            continue
+        if other.parent_company != fact.parent_company or _span(other) != _span(fact):
+            continue  # the parent company's own statement, a quarter or a half year: another figure by design
+        same_unit = other.unit == fact.unit or None in (other.unit, fact.unit)  # a caption's unit not read
+        if other.year(report.year) == year and other.value != fact.value and same_unit:
+            return other
+    return None
+
+
+def _span(fact: Fact) -> tuple[object, ...]:
+    """What part of a year a fact's column covers, and whether it is a change or share column."""
+    period = fact.period
+    if period is None:
+        return ()
+    return (period.quarter, period.partial, period.change, period.share, period.point)

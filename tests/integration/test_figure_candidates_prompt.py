@@ -25,10 +25,11 @@ from retrieval.service import QuestionService
 
 pytestmark = pytest.mark.slow
 
-#: company, file, its "Total income" of 2024 and 2023 (thousands): the two reports print the same rows.
+#: company, file, its "Total income" of 2024 and 2023 (thousands), its 2024 "Net income" in the statement and in
+#: an additional table (Northwind's two disagree): the two reports print the same rows.
 COMPANIES = [
-    ("Northwind Analytics Inc.", "northwind_10k_2024.pdf", ("48,215", "41,990")),
-    ("Southwind Logistics Inc.", "southwind_10k_2024.pdf", ("73,604", "70,118")),
+    ("Northwind Analytics Inc.", "northwind_10k_2024.pdf", ("48,215", "41,990"), ("5,113", "5,301")),
+    ("Southwind Logistics Inc.", "southwind_10k_2024.pdf", ("73,604", "70,118"), ("6,204", "6,204")),
 ]
 #: A metric the statement prints under a looser label than asked ("ordinary activities" is no row word): the
 #: figure answerer does not take the row, so the model must see it.
@@ -45,7 +46,7 @@ def _prose(name: str) -> list[str]:
     ]
 
 
-def _ten_k(name: str, income: tuple[str, str]) -> bytes:
+def _ten_k(name: str, income: tuple[str, str], net: tuple[str, str]) -> bytes:
     styles = getSampleStyleSheet()
     body, title = styles["BodyText"], styles["Title"]
     grid = [("GRID", (0, 0), (-1, -1), 0.5, "black")]
@@ -67,9 +68,13 @@ def _ten_k(name: str, income: tuple[str, str]) -> bytes:
                 ["Interest income", "3,115", "2,970"],
                 ["Total income", income[0], income[1]],
                 ["Operating expenses", "(40,002)", "(37,115)"],
+                ["Net income", net[0], "4,855"],
             ],
             style=grid,
         ),
+        PageBreak(),  # a second table printing the same row for the same year: which one is meant is unclear
+        Paragraph("Additional information", styles["Heading1"]),
+        Table([["", "2024", "2023", "2022"], ["Net income", net[1], "4,855", "4,120"]], style=grid),
     ]
     buffer = io.BytesIO()
     SimpleDocTemplate(buffer, pagesize=LETTER, title=f"{name} Form 10-K 2024").build(flow)
@@ -78,7 +83,7 @@ def _ten_k(name: str, income: tuple[str, str]) -> bytes:
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, FakeOllama]]:
-    files = {file: _ten_k(name, income) for name, file, income in COMPANIES}
+    files = {file: _ten_k(name, income, net) for name, file, income, net in COMPANIES}
     with FakeOllama() as fake:
         settings, _ = index_folder(tmp_path_factory.mktemp("candidates"), files, ollama=fake_ollama_settings(fake.url))
         yield settings, fake
@@ -87,7 +92,7 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, Fak
 @pytest.mark.parametrize("index", range(len(COMPANIES)))
 def test_the_named_companys_statement_row_reaches_the_prompt(kb: tuple[Settings, FakeOllama], index: int) -> None:
     settings, fake = kb
-    name, _file, income = COMPANIES[index]
+    name, _file, income, _net = COMPANIES[index]
     other = COMPANIES[1 - index][2]
     prompts = record_prompts(fake, "The model's answer [1].")
     answer = ask_with_model(settings, QUESTION.format(name=name))
@@ -105,3 +110,16 @@ def test_without_a_model_no_candidate_rows_are_shown_as_the_answer(kb: tuple[Set
     with QuestionService.open(no_model) as service:
         answer = service.ask(QUESTION.format(name=COMPANIES[0][0]))
     assert "Rows printed in" not in answer.text, answer.text
+
+
+def test_a_figure_two_tables_print_differently_is_handed_over(kb: tuple[Settings, FakeOllama]) -> None:
+    """Northwind's statement and its additional table print two 2024 net incomes: no answer states one of them
+    without a model; Southwind's agree, and its figure is answered."""
+    settings, _ = kb
+    no_model = settings.model_copy(update={"ollama": fake_ollama_settings("http://127.0.0.1:9")})
+    with QuestionService.open(no_model) as service:
+        split = service.ask("What was Northwind Analytics' net income in 2024?")
+        agreed = service.ask("What was Southwind Logistics' net income in 2024?")
+    assert split.text.startswith("No exact answer"), split.text
+    assert split.metadata["resolution"]["unsure"] == ["tables"], split.metadata.get("resolution")
+    assert "6,204" in agreed.text and not agreed.text.startswith("No exact answer"), agreed.text
