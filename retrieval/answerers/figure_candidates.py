@@ -19,7 +19,7 @@ from retrieval.named_facts.question import wanted_fields
 from retrieval.placing import SUMMARY_ROUTE
 from retrieval.reports.answer import asks_for_figure
 from retrieval.reports.answerer import ReportCache
-from retrieval.reports.candidates import candidate_rows, named_reports, question_terms, render_rows
+from retrieval.reports.candidates import candidate_rows, group_text, named_reports, page_groups, question_terms
 from retrieval.reports.entities import aliases
 from retrieval.reports.facts import Report
 from retrieval.reports.text_rows import text_rows
@@ -51,9 +51,7 @@ class FigureCandidates:
         targets = self._targets(ctx, knowledge)
         room = max(ctx.budget, 0) * SHARE / max(len(targets), 1)
         for doc_id, report in targets:
-            material = self._material(ctx, knowledge, doc_id, report, room)
-            if material is not None:
-                ctx.extra.append(material)
+            ctx.extra.extend(self._materials(ctx, knowledge, doc_id, report, room))
         return None
 
     def _targets(self, ctx: QuestionContext, knowledge: Knowledge) -> list[tuple[str, Report | None]]:
@@ -75,9 +73,10 @@ class FigureCandidates:
         return found[:MAX_REPORTS]
 
     @staticmethod
-    def _material(
+    def _materials(
         ctx: QuestionContext, knowledge: Knowledge, doc_id: str, report: Report | None, room: float
-    ) -> Material | None:
+    ) -> list[Material]:
+        """One material per page holding candidate lines, best page first, all together within ``room``."""
         entry = ctx.catalog[doc_id]
         subject = entry.profile.subject
         names = aliases(report) if report is not None else []
@@ -87,10 +86,15 @@ class FigureCandidates:
         words, grams = question_terms(ctx.standalone, names)
         lines = text_rows(parsed.blocks, words, grams, MAX_LINES) if parsed is not None else []
         shown = report.name if report is not None else knowledge.paths.shown(entry.path)
-        text = render_rows(shown, rows, lines, ctx.language == "en", lambda t: ctx.tools.count(t) <= room)
-        if not text:
-            return None
-        pages = sorted({p for p in [*(r.page for r in rows), *(t.page for t in lines)] if p is not None})
-        meta = {"doc_id": doc_id, "path": entry.path, "page": pages[0] if pages else None, "kind": "report_facts"}
-        label = f"{shown} · p. {', '.join(map(str, pages[:6]))}" if pages else shown
-        return Material(text, label, 1.0, f"candidates:facts:{doc_id}", shown, meta=meta)
+        english = ctx.language == "en"
+        groups = page_groups(rows, lines, english, lambda t: ctx.tools.count(t) <= room)
+        found = []
+        for group in groups:
+            meta = {"doc_id": doc_id, "path": entry.path, "page": group.page, "kind": "report_facts"}
+            label = f"{shown} · p. {group.page}" if group.page is not None else shown
+            found.append(
+                Material(
+                    group_text(shown, group, english), label, 1.0, f"candidates:{doc_id}:{group.page}", shown, meta=meta
+                )
+            )
+        return found

@@ -23,15 +23,26 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from indexing.reports.labels import label_key
 from retrieval.reports.entities import aliases
 from retrieval.reports.facts import Fact, Report
 from retrieval.reports.lookup import best_matches, role_rank, table_rank
+from retrieval.reports.metrics import METRICS
 from retrieval.reports.render import with_unit
 from retrieval.reports.text_rows import TextRow
 
-__all__ = ["CandidateRow", "candidate_rows", "disagreeing", "named_reports", "question_terms", "render_rows"]
+__all__ = [
+    "CandidateRow",
+    "PageRows",
+    "candidate_rows",
+    "disagreeing",
+    "group_text",
+    "named_reports",
+    "page_groups",
+    "question_terms",
+]
 
 #: How many rows one report contributes: enough for a metric printed in the key figures, the statement and a
 #: note, and a computed question's two or three inputs; more crowds out the retrieved text.
@@ -83,7 +94,22 @@ def question_terms(question: str, names: Iterable[str]) -> tuple[list[str], list
     """The question's content words (stems, English) and two-character runs (Chinese), without ``names`` (the
     company's) and years: what a row label printing the asked figure shares with the question."""
     plain = _plain(question, names)
-    return sorted(_words(plain)), sorted(_grams(plain))
+    return sorted(_words(plain) - _proper_names(question)), sorted(_grams(plain))
+
+
+@cache
+def _metric_words() -> frozenset[str]:
+    """Every word of the metric synonyms (``report_metrics.txt``): "Adjusted EBITDA" is a metric, not a name."""
+    return frozenset(
+        _stem(w) for spellings in METRICS.values() for s in spellings for w in re.findall(r"[a-z]{3,}", _fold(s))
+    )
+
+
+def _proper_names(question: str) -> set[str]:
+    """Capitalised words after the question's first ("Benjamin Hornigold's total assets"): the company's name as
+    the question spells it, even when the report's recorded names differ; a metric's own word is kept."""
+    words = re.findall(r"(?<![\w'’])([A-Z][a-z]{2,})\b", question)[1:] if question[:1].isupper() else []
+    return {_stem(w.lower()) for w in words} - _metric_words()
 
 
 def _stem(word: str) -> str:
@@ -140,34 +166,49 @@ def candidate_rows(question: str, report: Report, limit: int = MAX_ROWS) -> list
 
 
 def _row_line(row: CandidateRow, english: bool) -> str:
-    first = row.facts[0]
     cells = [f"{f.column.strip() or '—'}: {with_unit(f.text, f.unit, english)}" for f in row.facts]
-    table = first.caption or first.section
-    where = f"{table}, p. {first.page}" if english else f"{table}，第 {first.page} 页"
-    return f"- {row.label} | {' | '.join(cells)} ({where})"
+    return f"- {row.label} | {' | '.join(cells)}"
 
 
-def render_rows(
-    name: str, rows: Sequence[CandidateRow], lines: Sequence[TextRow], english: bool, fits: Callable[[str], bool]
-) -> str:
-    """The rows, then the text lines, as one material's text, as many as ``fits`` allows (best first); empty when
-    none fits."""
+@dataclass(slots=True)
+class PageRows:
+    """The candidate lines of one page, under the page's table caption or statement title."""
+
+    page: int | None
+    title: str
+    lines: list[str]
+
+
+def page_groups(
+    rows: Sequence[CandidateRow], lines: Sequence[TextRow], english: bool, fits: Callable[[str], bool]
+) -> list[PageRows]:
+    """The rows, then the text lines, grouped by page in the order of their best line, as many lines as ``fits``
+    allows for all groups' text together (best first); each group is one material, so the model's citation
+    names the page the line is printed on."""
+    texts = [(r.page, r.facts[0].caption or r.facts[0].section, _row_line(r, english)) for r in rows]
+    texts += [(t.page, t.title, f"- {t.text}") for t in lines if all(t.text not in line for *_p, line in texts)]
+    groups: dict[int | None, PageRows] = {}
+    used: list[str] = []
+    for page, title, line in texts:
+        if not fits("\n".join([*used, title, line])):
+            continue
+        group = groups.setdefault(page, PageRows(page, title, []))
+        if title and title not in group.title and title not in used:
+            used.append(title)
+            group.title = f"{group.title}; {title}" if group.title else title
+        group.lines.append(line)
+        used.append(line)
+    return list(groups.values())
+
+
+def group_text(name: str, group: PageRows, english: bool) -> str:
+    """A page's candidate lines as one material's text: what they are, then the lines."""
+    title = f" ({group.title})" if group.title else ""
     if english:
-        head = f"Rows printed in {name} that may hold the figure (row | column: value as printed | table, page):"
+        head = f"Rows printed on this page of {name}{title} (row | column: value as printed):"
     else:
-        head = f"{name} 中可能给出所问数据的行（行 | 列：原文数值 | 表格，页码）："
-    out = [head]
-    texts = [_row_line(r, english) for r in rows]
-    texts += [_text_line(t, english) for t in lines if all(t.text not in known for known in texts)]
-    for text in texts:
-        if fits("\n".join([*out, text])):
-            out.append(text)
-    return "\n".join(out) if len(out) > 1 else ""
-
-
-def _text_line(row: TextRow, english: bool) -> str:
-    where = ", ".join(p for p in (row.title, f"p. {row.page}" if english else f"第 {row.page} 页") if p)
-    return f"- {row.text} ({where})"
+        head = f"{name} 本页所列的行{title}（行 | 列：原文数值）："
+    return "\n".join([head, *group.lines])
 
 
 def disagreeing(question: str, report: Report, value: str, page: int | None) -> Fact | None:
