@@ -19,7 +19,7 @@ from retrieval.named_facts.question import wanted_fields
 from retrieval.placing import SUMMARY_ROUTE
 from retrieval.reports.answer import asks_for_figure
 from retrieval.reports.answerer import ReportCache
-from retrieval.reports.candidates import candidate_rows, group_text, named_reports, page_groups, question_terms
+from retrieval.reports.candidates import candidate_rows, group_label, named_reports, page_groups, question_terms
 from retrieval.reports.entities import aliases
 from retrieval.reports.facts import Report
 from retrieval.reports.text_rows import text_rows
@@ -59,11 +59,8 @@ class FigureCandidates:
         given scope, else the reports whose company the question names (never a document merely retrieved: its
         rows would be another company's)."""
         scoped = ctx.scope.method in ("named", "explicit")
-        doc_ids = (
-            [d for d in ctx.scope.doc_ids if d in ctx.catalog]
-            if scoped
-            else [d for d in ctx.catalog if d not in knowledge.superseded]
-        )
+        candidates = ctx.scope.doc_ids if scoped else [d for d in ctx.catalog if d not in knowledge.superseded]
+        doc_ids = [d for d in candidates if _is_report(ctx, d)]
         pairs = [(d, ctx.catalog[d].path) for d in doc_ids]
         reports = {r.path: r for r in self.cache.reports(knowledge.kb, pairs, shown=knowledge.paths.shown)}
         if scoped and len(doc_ids) <= MAX_REPORTS:
@@ -91,10 +88,15 @@ class FigureCandidates:
         found = []
         for group in groups:
             meta = {"doc_id": doc_id, "path": entry.path, "page": group.page, "kind": "report_facts"}
-            label = f"{shown} · p. {group.page}" if group.page is not None else shown
+            label = group_label(shown, group, english)
             found.append(
-                Material(
-                    group_text(shown, group, english), label, 1.0, f"candidates:{doc_id}:{group.page}", shown, meta=meta
-                )
+                Material("\n".join(group.lines), label, 1.0, f"candidates:{doc_id}:{group.page}", shown, meta=meta)
             )
         return found
+
+
+def _is_report(ctx: QuestionContext, doc_id: str) -> bool:
+    """A document whose profile names a company and a report kind (a notice or a handbook holds no statements)."""
+    entry = ctx.catalog.get(doc_id)
+    subject = entry.profile.subject if entry is not None else None
+    return bool(subject and subject.kind)

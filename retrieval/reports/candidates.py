@@ -38,7 +38,7 @@ __all__ = [
     "PageRows",
     "candidate_rows",
     "disagreeing",
-    "group_text",
+    "group_label",
     "named_reports",
     "page_groups",
     "question_terms",
@@ -166,7 +166,7 @@ def candidate_rows(question: str, report: Report, limit: int = MAX_ROWS) -> list
 
 
 def _row_line(row: CandidateRow, english: bool) -> str:
-    cells = [f"{f.column.strip() or '—'}: {with_unit(f.text, f.unit, english)}" for f in row.facts]
+    cells = list(dict.fromkeys(f"{f.column.strip() or '—'}: {with_unit(f.text, f.unit, english)}" for f in row.facts))
     return f"- {row.label} | {' | '.join(cells)}"
 
 
@@ -201,14 +201,12 @@ def page_groups(
     return list(groups.values())
 
 
-def group_text(name: str, group: PageRows, english: bool) -> str:
-    """A page's candidate lines as one material's text: what they are, then the lines."""
-    title = f" ({group.title})" if group.title else ""
-    if english:
-        head = f"Rows printed on this page of {name}{title} (row | column: value as printed):"
-    else:
-        head = f"{name} 本页所列的行{title}（行 | 列：原文数值）："
-    return "\n".join([head, *group.lines])
+def group_label(name: str, group: PageRows, english: bool) -> str:
+    """A page's material label: the file, the page, the table or statement title, and what the lines are (the
+    text holds only the lines, so a quote of it is a printed row)."""
+    kind = "rows as printed (row | column: value)" if english else "原文行（行 | 列：数值）"
+    parts = [name, f"p. {group.page}" if group.page is not None else "", group.title, kind]
+    return " · ".join(p for p in parts if p)
 
 
 def disagreeing(question: str, report: Report, value: str, page: int | None) -> Fact | None:
