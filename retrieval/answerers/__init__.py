@@ -18,6 +18,7 @@ from retrieval.answerers.catalog import DocumentList
 from retrieval.answerers.empty import EmptyKnowledgeBase
 from retrieval.answerers.empty_rule_tables import EmptyRuleTables
 from retrieval.answerers.extractive import RetrievalExtractive
+from retrieval.answerers.figure_candidates import FigureCandidates
 from retrieval.answerers.headline_summary import HeadlineSummary
 from retrieval.answerers.linked_tables import LinkedTables
 from retrieval.answerers.model import RetrievalWithModel
@@ -66,6 +67,7 @@ ANSWERERS: tuple[Answerer, ...] = (
     SegmentFacts(),  # "营业收入按产品和地区是如何构成的": the composition table's rows from the facts
     ReportFacts(),  # figures, ratios and "not in this report" from the facts of the reports in scope
     NamedFacts(),  # 法定代表人, 会计师事务所, auditor, CEO…: the report's key-value rows, sentences and signatures
+    FigureCandidates(),  # with a model, a figure question no rule settled: the named report's candidate rows to it
     NamedSection(),  # no model, "第三节讲了什么", "Summarize the Risk Factors section": that section's own prose
     SummaryTree(),  # whole-document questions: the summary trees (missing ones are queued)
     StoredTables(),  # count / aggregate / list routes: the stored tables

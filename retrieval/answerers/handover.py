@@ -78,6 +78,8 @@ UNSURE_NAMES = {
     "period": ("which period", "所指的期间"),
     "statement": ("which statement the figure comes from (only a note's row matched)",
                   "数据出自哪张报表（仅附注中的行相符）"),
+    "tables": ("which table's figure is meant (two tables print this row for the period with different values)",
+               "应采用哪张表的数据（两张表对同一期间的该行数值不同）"),
 }
 
 

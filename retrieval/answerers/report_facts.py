@@ -13,10 +13,11 @@ from __future__ import annotations
 from retrieval.answerers.handover import complete_or_hand_over, one_ask
 from retrieval.answering import Answer
 from retrieval.context import QuestionContext
-from retrieval.knowledge import knowledge_of
+from retrieval.knowledge import Knowledge, knowledge_of
 from retrieval.named_facts.share_class import asks_class_code
 from retrieval.placing import SUMMARY_ROUTE
 from retrieval.reports.answerer import ReportCache, answer_with_facts
+from retrieval.reports.candidates import disagreeing
 
 
 class ReportFacts:
@@ -45,7 +46,18 @@ class ReportFacts:
         # is a figure the facts were unsure of (a synonym's row outside the statements)
         resolution = one_ask(ctx.standalone)
         resolution.unsure.extend(answer.metadata.get("report_facts", {}).get("unsure", []))
+        if self._contradicted(ctx, knowledge, answer):
+            resolution.unsure.append("tables")  # another table prints the metric for the period otherwise
         return complete_or_hand_over(ctx, answer, resolution, "report_facts")
+
+    def _contradicted(self, ctx: QuestionContext, knowledge: Knowledge, answer: Answer) -> bool:
+        value = answer.metadata.get("report_facts", {}).get("value")
+        cited = answer.citations[0] if len(answer.citations) == 1 else None
+        if value is None or cited is None or cited.doc_id not in ctx.catalog:
+            return False
+        found = self.cache.reports(knowledge.kb, [(cited.doc_id, ctx.catalog[cited.doc_id].path)],
+                                   shown=knowledge.paths.shown)
+        return bool(found) and disagreeing(ctx.standalone, found[0], str(value), cited.page) is not None
 
 
 __all__ = ["ReportFacts"]

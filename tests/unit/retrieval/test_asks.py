@@ -46,3 +46,20 @@ def test_resolution_is_complete_only_with_every_ask_and_no_doubt() -> None:
     assert not one_ask("董事长是谁，总经理是谁？").complete
     assert one_ask("董事长是谁，总经理是谁？").missing == ["总经理是谁"]
     assert not Resolution(["a"], resolved=["a"], unsure=["period"]).complete
+
+
+class _Hit:
+    def __init__(self, chunk_id: str) -> None:
+        self.chunk_id = chunk_id
+
+
+def test_each_asks_hits_are_taken_in_turn_each_chunk_once() -> None:
+    """The whole question's search ranks the auditor's page first three times over; the opinion's own search
+    still puts its page among the first hits the model is given."""
+    from retrieval.answerers.materials import in_turn
+
+    whole = [_Hit("auditor-1"), _Hit("auditor-2"), _Hit("auditor-3"), _Hit("opinion")]
+    firm = [_Hit("auditor-1"), _Hit("auditor-4")]
+    opinion = [_Hit("opinion"), _Hit("basis")]
+    taken = [h.chunk_id for h in in_turn([whole, firm, opinion], 4)]
+    assert taken == ["auditor-1", "opinion", "auditor-2", "auditor-4"]
