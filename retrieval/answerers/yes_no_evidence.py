@@ -1,0 +1,144 @@
+"""The sentence that decides a yes/no question: it states every part of the question's topic, plainly.
+
+Why a sentence, not the best three together: "Did X mention any mergers or acquisitions?" is answered by one
+sentence saying X acquired something; three sentences that each hold one word of the topic say nothing. The rules:
+
+* the topic is read as *slots*: "mergers or acquisitions" is one slot either word fills (an "or" list names
+  alternatives, not words that must all be there); every other topic word is a slot of its own;
+* a word fills its slot by its first :data:`STEM` letters ("acquisitions" ~ "acquired"), or spelled inside the
+  sentence with spaces and hyphens squeezed out ("buyback" in "share buy-back");
+* a sentence holds the topic when it fills at least :data:`MIN_SLOTS` of the slots (all of one or two);
+* a *hedged* sentence is no evidence: a modal or a condition ("provisions that could delay or prevent a merger",
+  "we may pursue acquisitions", "如果…可能…") says what might happen, which is what risk factors are made of;
+* a *negated* sentence ("no acquisitions were made in the year", "公司未进行回购") answers "No";
+* a plain sentence holding the topic answers "Yes"; none answers "not found".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from prompts.assembler import Material
+from retrieval.extractive.scoring import Candidate, quotable
+
+Tokenize = Callable[[str], list[str]]
+
+#: Latin words are compared by their first letters ("acquisitions" ~ "acquisition" ~ "acquired").
+STEM = 5
+#: Share of the topic's slots one sentence must fill (two slots: both; three: two of them).
+MIN_SLOTS = 0.6
+#: Materials whose sentences are read, best first.
+TOP_MATERIALS = 8
+#: Tokens between a negation and the topic word it negates ("no material acquisitions", "did not pay any dividend").
+NEGATION_SPAN = 6
+
+#: A word standing for "or" between alternatives, replaced by this marker before tokenizing.
+_OR_MARKER = "qqorqq"
+_OR = re.compile(r"\s*,?\s+(?:or|and/or)\s+|或者|或是|或(?=[\u4e00-\u9fff])", re.IGNORECASE)
+#: A modal or a condition: the sentence says what might be, not what was.
+_HEDGE = re.compile(
+    r"\b(?:may|might|could|would|should|can|cannot|if|unless|whether|potential(?:ly)?|possible|possibly|"
+    r"future|intends?|expects?|seeks?|plans?\s+to)\b|可能|如果|若|假如|一旦|将来|未来",
+    re.IGNORECASE,
+)
+#: Negation words, Latin and Chinese.
+_NEGATIONS = frozenset(["no", "not", "none", "never", "neither", "nor", "without", "didn't", "wasn't", "weren't",
+                        "hasn't", "haven't", "未", "没有", "无", "不", "并未", "尚未"])
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """The deciding sentence: ``verdict`` "yes" or "no", and the sentence as a candidate to render."""
+
+    verdict: str
+    candidate: Candidate
+    filled: float
+
+
+def topic_slots(topic_text: str, tokenize: Tokenize, dropped: Callable[[str], bool]) -> list[frozenset[str]]:
+    """The topic's slots (module docstring): each a set of word keys any one of which fills it."""
+    tokens = tokenize(_OR.sub(f" {_OR_MARKER} ", topic_text))
+    slots: list[set[str]] = []
+    join = False
+    for token in tokens:
+        if token == _OR_MARKER:
+            join = bool(slots)
+            continue
+        if dropped(token):
+            continue
+        key = word_key(token)
+        if len(key) < 2 and key.isascii():
+            continue
+        if join:
+            slots[-1].add(key)
+        else:
+            slots.append({key})
+        join = False
+    unique: list[frozenset[str]] = []
+    for slot in map(frozenset, slots):
+        if slot not in unique:
+            unique.append(slot)
+    return unique
+
+
+def word_key(token: str) -> str:
+    """How a word is compared: a Latin word by its first :data:`STEM` letters, any other as it is."""
+    token = token.lower()
+    return token[:STEM] if token.isascii() and token.isalpha() else token
+
+
+def filled_share(slots: Sequence[frozenset[str]], sentence: str, tokenize: Tokenize) -> float:
+    """Share of ``slots`` the sentence fills (module docstring)."""
+    if not slots:
+        return 0.0
+    keys = {word_key(t) for t in tokenize(sentence)}
+    squeezed = re.sub(r"[\s\-‐–_]+", "", sentence.lower())
+    filled = sum(1 for slot in slots if slot & keys or any(len(w) >= 4 and w in squeezed for w in slot))
+    return filled / len(slots)
+
+
+def hedged(sentence: str) -> bool:
+    """A modal or a condition: the sentence says what might happen, not what did."""
+    return _HEDGE.search(sentence) is not None
+
+
+def negated(slots: Sequence[frozenset[str]], sentence: str, tokenize: Tokenize) -> bool:
+    """A negation at most :data:`NEGATION_SPAN` tokens before a word that fills a slot ("no acquisitions")."""
+    words = {w for slot in slots for w in slot}
+    tokens = [t.lower() for t in re.findall(r"[A-Za-z']+|[\u4e00-\u9fff]+|\S", sentence)]
+    tokens = [piece for t in tokens for piece in (tokenize(t) if not t.isascii() else [t])]
+    last_negation = -NEGATION_SPAN - 1
+    for i, token in enumerate(tokens):
+        if token in _NEGATIONS or token.endswith("n't"):
+            last_negation = i
+        elif word_key(token) in words and i - last_negation <= NEGATION_SPAN:
+            return True
+    return False
+
+
+def find_evidence(slots: Sequence[frozenset[str]], materials: Sequence[Material], tokenize: Tokenize
+                  ) -> Evidence | None:
+    """The best plain sentence holding the topic ("yes"), else the best negated one ("no"), else None.
+
+    Best: the most slots filled, then the higher-ranked material, then the earlier sentence."""
+    if not slots:
+        return None
+    found: list[tuple[float, int, int, str, bool]] = []
+    for mi, material in enumerate(materials[:TOP_MATERIALS]):
+        for si, sentence in quotable(material):
+            share = filled_share(slots, sentence, tokenize)
+            if share < MIN_SLOTS or hedged(sentence):
+                continue
+            found.append((share, mi, si, sentence, negated(slots, sentence, tokenize)))
+    for wanted in (False, True):
+        ranked = sorted((f for f in found if f[4] is wanted), key=lambda f: (-f[0], f[1], f[2]))
+        if ranked:
+            share, mi, si, sentence, _ = ranked[0]
+            return Evidence("no" if wanted else "yes", Candidate(share, share, mi, si, sentence), share)
+    return None
+
+
+__all__ = ["MIN_SLOTS", "Evidence", "filled_share", "find_evidence", "hedged", "negated", "topic_slots",
+           "word_key"]

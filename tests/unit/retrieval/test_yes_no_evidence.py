@@ -1,0 +1,66 @@
+"""The sentence that decides a yes/no question (issue 36 item 3): one sentence stating the topic, an "or" list read
+as alternatives, hyphenated compounds, hedged risk-factor sentences no evidence, negated ones a "No"."""
+
+from __future__ import annotations
+
+from officeqa.text_tokens import tokenize_for_bm25
+from prompts.assembler import Material
+from retrieval.answerers.yes_no import _NO_TOPIC
+from retrieval.answerers.yes_no_evidence import filled_share, find_evidence, hedged, negated, topic_slots
+
+
+def _slots(text: str) -> list[frozenset[str]]:
+    return topic_slots(text, tokenize_for_bm25, lambda t: t.lower() in _NO_TOPIC)
+
+
+def _material(text: str, n: int = 0) -> Material:
+    return Material(text=text, source=f"s{n}", score=1.0, chunk_id=f"c{n}", document="report.pdf",
+                    meta={"doc_id": "d", "path": "/d/report.pdf", "page": n + 1})
+
+
+def test_an_or_list_is_one_slot_either_word_fills() -> None:
+    slots = _slots("Did it mention any mergers or acquisitions in the annual report?")
+    assert slots == [frozenset({"merge", "acqui"})]
+    assert filled_share(slots, "In March the Group completed the acquisition of Engage Media.", tokenize_for_bm25) == 1
+
+
+def test_every_other_topic_word_is_a_slot_of_its_own() -> None:
+    slots = _slots("Did the company report any changes to its capital structure?")
+    assert slots == [frozenset({"chang"}), frozenset({"capit"}), frozenset({"struc"})]
+    assert filled_share(slots, "Our capital structure consists of common and preferred stock.",
+                        tokenize_for_bm25) == 2 / 3
+
+
+def test_a_compound_is_found_with_its_hyphen_squeezed_out() -> None:
+    slots = _slots("Did it announce a share buyback plan?")
+    assert filled_share(slots, "The on-market share buy-back announced in August continued.", tokenize_for_bm25) >= 2 / 3
+
+
+def test_hedged_and_negated_sentences() -> None:
+    assert hedged("Provisions of our charter could delay or prevent a merger or acquisition of the company.")
+    assert not hedged("In 2022 we acquired BioDiscovery for $40 million.")
+    slots = _slots("Did it mention any mergers or acquisitions?")
+    assert negated(slots, "There were no acquisitions during the year.", tokenize_for_bm25)
+    assert not negated(slots, "The acquisition of Purigen closed in July.", tokenize_for_bm25)
+    assert negated(_slots("是否提到回购计划？"), "报告期内公司未实施股份回购计划。", tokenize_for_bm25)
+
+
+def test_a_plain_sentence_is_yes_a_hedged_one_nothing_a_negated_one_no() -> None:
+    slots = _slots("Did it mention any mergers or acquisitions?")
+    risk = _material("Anti-takeover provisions could discourage a merger or acquisition that holders favour.")
+    done = _material("During the year the Group completed two acquisitions in Europe.", 1)
+    none = _material("The Company made no acquisitions in fiscal 2022.", 2)
+    yes = find_evidence(slots, [risk, done, none], tokenize_for_bm25)
+    assert yes is not None and yes.verdict == "yes" and "two acquisitions" in yes.candidate.sentence
+    no = find_evidence(slots, [risk, none], tokenize_for_bm25)
+    assert no is not None and no.verdict == "no" and no.candidate.material == 1
+    assert find_evidence(slots, [risk], tokenize_for_bm25) is None
+
+
+def test_words_spread_over_sentences_decide_nothing() -> None:
+    slots = _slots("Did ACRES outline any new ESG initiatives?")
+    spread = _material("ESG matters are overseen by the board. Several initiatives were funded in the year.")
+    assert find_evidence(slots, [spread], tokenize_for_bm25) is None
+    stated = _material("In 2022 we launched ESG initiatives focused on energy efficiency of our loan collateral.")
+    found = find_evidence(slots, [spread, stated], tokenize_for_bm25)
+    assert found is not None and found.verdict == "yes" and found.candidate.material == 1
