@@ -33,7 +33,8 @@ def test_every_other_topic_word_is_a_slot_of_its_own() -> None:
 
 def test_a_compound_is_found_with_its_hyphen_squeezed_out() -> None:
     slots = _slots("Did it announce a share buyback plan?")
-    assert filled_share(slots, "The on-market share buy-back announced in August continued.", tokenize_for_bm25) >= 2 / 3
+    sentence = "The on-market share buy-back announced in August continued."
+    assert filled_share(slots, sentence, tokenize_for_bm25) >= 2 / 3
 
 
 def test_hedged_and_negated_sentences() -> None:
