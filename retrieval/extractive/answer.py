@@ -88,11 +88,13 @@ def extractive_answer(
     if not materials:
         return ExtractiveAnswer(text=message("no_hits", language), found=False)
     top = list(materials[:top_materials])
+    if unsupported and cross_language is not True:
+        # the knowledge base is not mostly in another language (the caller would say True): its words lacking
+        # the question's is decisive, whatever language the first passages happen to be in (a MANIFEST.tsv)
+        return ExtractiveAnswer(text=message("not_found", language), found=False)
     if cross_language is None:  # every one of the first passages in another language: words cannot meet
         asked_in = detect_language(question)
         cross_language = all(asked_in != detect_language(m.text[:2000]) for m in top[:CROSS_LANGUAGE_FIRST])
-    if unsupported and not cross_language:
-        return ExtractiveAnswer(text=message("not_found", language), found=False)
     if cross_language:
         return _by_similarity(question, top, language, label_of, similarity, max_sentences)
     tokenize = tokenize or default_tokenize()

@@ -33,6 +33,15 @@ def test_an_unsupported_question_is_not_found_with_no_quote_and_no_citation() ->
     assert not answer.found and answer.citations == []
 
 
+def test_an_unsupported_question_is_not_found_even_when_the_first_passages_are_in_another_language() -> None:
+    """The caller does not say the knowledge base is mostly in another language (None): three English passages
+    first do not turn the decided "not found" into quotes chosen across languages with a language remark."""
+    english = [Material(text=f"{MANIFEST.text} row {i}", source=f"m{i}", score=1.0, chunk_id=f"m{i}",
+                        document="MANIFEST.tsv", meta={"doc_id": "m", "path": "/d/MANIFEST.tsv"}) for i in range(3)]
+    answer = extractive_answer("火星基地的氧气供应商是谁？", english, tokenize=tokenize_for_bm25, unsupported=True)
+    assert answer.text == "文档中未找到与问题相关的内容。" and answer.citations == []
+
+
 def test_an_english_first_passage_does_not_make_a_chinese_question_cross_language() -> None:
     """The knowledge base is mostly Chinese (the caller says so): the question is judged by its words, so the
     MANIFEST's license line is not quoted "by meaning" with a remark about languages."""
