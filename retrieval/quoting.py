@@ -21,7 +21,7 @@ from prompts.assembler import Material
 from retrieval.citations import Citation
 from retrieval.evidence import QuoteLocator
 from retrieval.extractive import QUESTION_WORDS, ExtractiveAnswer, extractive_answer
-from retrieval.extractive.terms import question_verb, unsupported
+from retrieval.extractive.terms import answer_type_words, question_verb, unsupported
 from retrieval.fusion import SCRIPT_PRESENT
 
 if TYPE_CHECKING:
@@ -63,7 +63,8 @@ class Quoting:
         ignored_words = {t for text in ignore for t in tokenize_for_bm25(text)}
         retrieved = "".join(m.text for m in found).lower()
         subjects = [w for w in asked_subjects(question) if w not in ignored_words]
-        missing = [w for w in [*subjects, *question_years(question)] if w not in retrieved
+        typed = answer_type_words(question, subjects)
+        missing = [w for w in [*subjects, *question_years(question)] if w not in typed and w not in retrieved
                    and not self.kb.bm25.mentions(w)]
         return extractive_answer(
             question, found, language=language, tokenize=tokenize_for_bm25, weights=self.weight,

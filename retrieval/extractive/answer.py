@@ -16,6 +16,7 @@ the materials.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from officeqa.scripts import detect_language
@@ -53,6 +54,7 @@ from retrieval.messages import text as message
 CROSS_KEEP = 0.85
 #: The least weight a key term counts for (a term in every chunk still names what is asked).
 MIN_TERM_WEIGHT = 0.05
+_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 #: The first materials that must all be in another language for the sentences to be chosen across languages.
 CROSS_LANGUAGE_FIRST = 3
 #: (question, sentences) -> similarity per sentence, language-neutral (an embedder's cosine).
@@ -107,13 +109,23 @@ def extractive_answer(
     together = (2 * max_sentences if compare else 2) if several else 0
     chosen, coverage, said = _evidence(best, top, asked, weigh, context_of, label_of, together)
     lacking = [w for w in missing_subjects if not (spelled_in(w, said, tokenize) or chars_present(w, said))]
-    if best is None or coverage < NOT_FOUND_COVERAGE or lacking or not _relation_stated(question, best, chosen, top,
-                                                                                         tokenize):
+    if (best is None or coverage < NOT_FOUND_COVERAGE or lacking or _dated_elsewhere(question, top[best.material])
+            or not _relation_stated(question, best, chosen, top, tokenize)):
         return _not_found(language, coverage)
     listing = asks_for_list(question)
     chosen = chosen or choose(candidates, max_sentences)
     return render([message("extract_header", language)], whole_lists(chosen, top) if listing else chosen, top,
                   label_of, found=True, coverage=coverage, listing=listing)
+
+
+def _dated_elsewhere(question: str, material: Material) -> bool:
+    """True when the question names years and the best sentence's passage (text and headings) spells none of them:
+    "Who won the 2030 employee of the year award?" is not answered by a passage about another year's award."""
+    years = set(_YEAR.findall(question))
+    if not years:
+        return False
+    text = f"{material.text} {' '.join(heading_list(material.meta.get('heading_path')))}"
+    return not any(year in text for year in years)
 
 
 def _relation_stated(question: str, best: Candidate, chosen: list[Candidate], top: list[Material],

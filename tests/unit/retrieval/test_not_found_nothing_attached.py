@@ -92,3 +92,30 @@ def test_a_year_no_chunk_spells_is_a_missing_subject() -> None:
     assert question_years("Who won the 2030 employee of the year award?") == ["2030"]
     assert question_years("2029年度公司的碳排放配额是多少吨？") == ["2029"]
     assert question_years("What is the fee for 12030 units?") == []
+
+
+def test_the_word_naming_the_kind_of_answer_need_not_be_spelled() -> None:
+    """"哪个美国节目" asks for a programme; the sentence names it ("肥皂剧《达拉斯》"), not the word 节目."""
+    from retrieval.extractive.terms import answer_type_words
+
+    subjects = ["美国", "节目", "罗马尼亚", "观点"]
+    assert answer_type_words("冷战期间哪个美国节目改变了罗马尼亚人的观点？", subjects) == ["节目"]
+    assert answer_type_words("Which vendor provides the catering service?", ["vendor", "provides", "catering"]) == [
+        "vendor"]
+    assert answer_type_words("What is the Wi-Fi password?", ["password"]) == []
+    dallas = Material(text="例如，冷战期间，肥皂剧《达拉斯》中对美国奢华生活方式的描述改变了罗马尼亚人的期望。",
+                      source="s", score=1.0, chunk_id="c", document="d.txt", meta={"doc_id": "d", "path": "/d/d.txt"})
+    answer = extractive_answer("冷战期间哪个美国节目改变了罗马尼亚人的观点？", [dallas], tokenize=tokenize_for_bm25,
+                               cross_language=False)
+    assert answer.found and "达拉斯" in answer.text
+
+
+def test_a_passage_of_no_year_the_question_names_does_not_answer_it() -> None:
+    award = Material(text="The employee of the year award went to the night-shift team.", source="s", score=1.0,
+                     chunk_id="c", document="news.txt", meta={"doc_id": "n", "path": "/d/news.txt"})
+    dated = extractive_answer("Who won the 2030 employee of the year award?", [award], language="en",
+                              tokenize=tokenize_for_bm25, cross_language=False)
+    assert not dated.found and dated.citations == []
+    undated = extractive_answer("Who won the employee of the year award?", [award], language="en",
+                                tokenize=tokenize_for_bm25, cross_language=False)
+    assert undated.found and "night-shift" in undated.text
