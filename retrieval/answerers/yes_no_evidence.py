@@ -37,10 +37,10 @@ NEGATION_SPAN = 6
 #: A word standing for "or" between alternatives, replaced by this marker before tokenizing.
 _OR_MARKER = "qqorqq"
 _OR = re.compile(r"\s*,?\s+(?:or|and/or)\s+|或者|或是|或(?=[\u4e00-\u9fff])", re.IGNORECASE)
-#: A modal or a condition: the sentence says what might be, not what was.
+#: A modal or a condition: the sentence says what might be, not what was. A plan or an intention is no hedge: "the
+#: board intends to buy back shares" announces a buyback plan.
 _HEDGE = re.compile(
-    r"\b(?:may|might|could|would|should|can|cannot|if|unless|whether|potential(?:ly)?|possible|possibly|"
-    r"future|intends?|expects?|seeks?|plans?\s+to)\b|可能|如果|若|假如|一旦|将来|未来",
+    r"\b(?:may|might|could|would|cannot|if|unless|whether|potential(?:ly)?|possible|possibly)\b|可能|如果|假如|一旦",
     re.IGNORECASE,
 )
 #: Negation words, Latin and Chinese.
