@@ -10,6 +10,8 @@ answers (it reads the same materials).
 
 from __future__ import annotations
 
+import re
+
 from retrieval.answer_texts import naming_words, strip_names
 from retrieval.answerers.materials import materials
 from retrieval.answerers.yes_no_evidence import MIN_SLOTS, find_evidence, topic_slots
@@ -18,6 +20,7 @@ from retrieval.context import QuestionContext
 from retrieval.extractive.render import render
 from retrieval.messages import text as message
 from retrieval.question_kind import is_yes_no
+from retrieval.subjects import question_company_names
 
 
 class YesNo:
@@ -88,6 +91,14 @@ _NO_TOPIC = frozenset(
         "document",
         "documents",
         "company",
+        # legal forms left of a company's name the scope did not spell ("Brave Bison Group plc")
+        "plc",
+        "inc",
+        "ltd",
+        "limited",
+        "corp",
+        "corporation",
+        "llc",
         "there",
         "be",
         "been",
@@ -128,8 +139,13 @@ def topic_text(ctx: QuestionContext) -> str:
     """The question less the names of its documents and company ("any mergers or acquisitions in the annual
     report"): what the deciding sentence must state (the no-topic words are dropped when it is read)."""
     question = strip_names(ctx.standalone, naming_words(ctx.scope, ctx.catalog))
-    for entity in (ctx.scope.matched or {}).values():
-        question = question.replace(entity, " ")
+    names = [*(ctx.scope.matched or {}).values(), *question_company_names(question)]
+    for doc_id in ctx.scope.doc_ids if ctx.scope.restricts else []:
+        subject = ctx.catalog[doc_id].profile.subject if doc_id in ctx.catalog else None
+        if subject is not None:
+            names += [subject.entity, subject.english_name, *subject.short_names]
+    for name in sorted({n for n in names if n and len(n) >= 2}, key=len, reverse=True):
+        question = re.sub(re.escape(name), " ", question, flags=re.IGNORECASE)
     return question
 
 

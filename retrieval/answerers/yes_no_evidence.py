@@ -5,17 +5,20 @@ sentence saying X acquired something; three sentences that each hold one word of
 
 * the topic is read as *slots*: "mergers or acquisitions" is one slot either word fills (an "or" list names
   alternatives, not words that must all be there); every other topic word is a slot of its own;
-* a word fills its slot by its first :data:`STEM` letters ("acquisitions" ~ "acquired"), or spelled inside the
-  sentence with spaces and hyphens squeezed out ("buyback" in "share buy-back");
+* a word fills its slot by its first :data:`STEM` letters ("acquisitions" ~ "acquired"), or by two neighbouring
+  words of the sentence written together ("buyback" in "share buy-back"; not by a substring: "merger" is not in
+  "from Emergent");
 * a sentence holds the topic when it fills at least :data:`MIN_SLOTS` of the slots (all of one or two);
-* a *hedged* sentence is no evidence: a modal or a condition ("provisions that could delay or prevent a merger",
-  "we may pursue acquisitions", "如果…可能…") says what might happen, which is what risk factors are made of;
+* a *hedged* sentence is no evidence: a modal, a condition or a restriction ("provisions that could delay or prevent
+  a merger", "we may pursue acquisitions", "covenants restricting … acquisitions", "如果…可能…") says what might
+  happen, which is what risk factors and loan covenants are made of;
 * a *negated* sentence ("no acquisitions were made in the year", "公司未进行回购") answers "No";
 * a plain sentence holding the topic answers "Yes"; none answers "not found".
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -37,10 +40,12 @@ NEGATION_SPAN = 6
 #: A word standing for "or" between alternatives, replaced by this marker before tokenizing.
 _OR_MARKER = "qqorqq"
 _OR = re.compile(r"\s*,?\s+(?:or|and/or)\s+|或者|或是|或(?=[\u4e00-\u9fff])", re.IGNORECASE)
-#: A modal or a condition: the sentence says what might be, not what was. A plan or an intention is no hedge: "the
+#: A modal, a condition or a restriction: the sentence says what might be (or may not be), not what was ("covenants
+#: restricting mergers, acquisitions, dividends"). A plan or an intention is no hedge: "the
 #: board intends to buy back shares" announces a buyback plan.
 _HEDGE = re.compile(
-    r"\b(?:may|might|could|would|cannot|if|unless|whether|potential(?:ly)?|possible|possibly)\b|可能|如果|假如|一旦",
+    r"\b(?:may|might|could|would|cannot|if|unless|whether|potential(?:ly)?|possible|possibly|"
+    r"restrict\w*|prohibit\w*|preclud\w*)\b|可能|如果|假如|一旦|限制|禁止",
     re.IGNORECASE,
 )
 #: Negation words, Latin and Chinese.
@@ -93,10 +98,9 @@ def filled_share(slots: Sequence[frozenset[str]], sentence: str, tokenize: Token
     """Share of ``slots`` the sentence fills (module docstring)."""
     if not slots:
         return 0.0
-    keys = {word_key(t) for t in tokenize(sentence)}
-    squeezed = re.sub(r"[\s\-‐–_]+", "", sentence.lower())
-    filled = sum(1 for slot in slots if slot & keys or any(len(w) >= 4 and w in squeezed for w in slot))
-    return filled / len(slots)
+    tokens = [t.lower() for t in tokenize(sentence)]
+    keys = {word_key(t) for t in tokens} | {word_key(a + b) for a, b in itertools.pairwise(tokens)}
+    return sum(1 for slot in slots if slot & keys) / len(slots)
 
 
 def hedged(sentence: str) -> bool:

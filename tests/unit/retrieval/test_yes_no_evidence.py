@@ -37,9 +37,16 @@ def test_a_compound_is_found_with_its_hyphen_squeezed_out() -> None:
     assert filled_share(slots, sentence, tokenize_for_bm25) >= 2 / 3
 
 
+def test_a_word_inside_another_fills_no_slot() -> None:
+    slots = _slots("Did it mention any mergers or acquisitions?")
+    assert filled_share(slots, "In connection with our separation from Emergent we agreed to indemnify it.",
+                        tokenize_for_bm25) == 0
+
+
 def test_hedged_and_negated_sentences() -> None:
     assert hedged("Provisions of our charter could delay or prevent a merger or acquisition of the company.")
     assert not hedged("In 2022 we acquired BioDiscovery for $40 million.")
+    assert hedged("Covenants restricting, among other things, mergers, dispositions and acquisitions.")
     slots = _slots("Did it mention any mergers or acquisitions?")
     assert negated(slots, "There were no acquisitions during the year.", tokenize_for_bm25)
     assert not negated(slots, "The acquisition of Purigen closed in July.", tokenize_for_bm25)
