@@ -245,7 +245,7 @@ def report(before: Rows | None, after: Rows, failed: list[str], per_set: int) ->
         "",
         *(summary("before (a closest passage shown under \"not found\" whatever it is about)", before)
           if before else []),
-        *summary("now (a closest passage lacking most of the question's subjects is not shown)", after),
+        *summary("now (\"not found\" said with nothing attached)", after),
         "## Probes (now; before in brackets where it differed)", "",
         "| verdict | question | answer (first lines) |", "|---|---|---|",
         *(f"| {v}{_was(earlier.get(q), v)} | {q} | {a} |" for q, v, a in after[0]),
