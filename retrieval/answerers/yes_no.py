@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import re
 
+from officeqa.text_tokens import stem_term
 from retrieval.answer_texts import naming_words, strip_names
 from retrieval.answerers.materials import materials
 from retrieval.answerers.yes_no_evidence import MIN_SLOTS, find_evidence, topic_slots
 from retrieval.answering import Answer, NoModel, notice_for
 from retrieval.context import QuestionContext
 from retrieval.extractive.render import render
+from retrieval.knowledge import knowledge_of
 from retrieval.messages import text as message
 from retrieval.question_kind import is_yes_no
 from retrieval.subjects import question_company_names
@@ -38,10 +40,12 @@ class YesNo:
             ctx.meta["retrieval"] = {"hits": len(ctx.hits), "query": topic}
         found = materials(ctx)
         slots = topic_slots(asked, ctx.tools.tokenize, lambda t: t.lower() in _NO_TOPIC)
-        evidence = find_evidence(slots, found, ctx.tools.tokenize)
+        knowledge = knowledge_of(ctx)
+        weigh = (lambda w: knowledge.quoting.weight(stem_term(w))) if knowledge is not None else (lambda _: 1.0)
+        evidence = find_evidence(slots, found, ctx.tools.tokenize, weigh)
         notice = notice_for((ctx.failure or NoModel()).reason, ctx.language)
         ctx.meta["yes_no"] = {"answer": evidence.verdict if evidence else "not_found",
-                              "slots": [sorted(s) for s in slots], "min_slots": MIN_SLOTS,
+                              "slots": [sorted(s.keys) for s in slots], "min_slots": MIN_SLOTS,
                               "filled": round(evidence.filled, 3) if evidence else 0.0}
         if evidence is None:
             return ctx.tools.finish(ctx, ctx.reply(message("yes_no_not_found", ctx.language), [], "extractive",

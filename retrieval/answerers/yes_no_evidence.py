@@ -8,10 +8,12 @@ sentence saying X acquired something; three sentences that each hold one word of
 * a word fills its slot by its first :data:`STEM` letters ("acquisitions" ~ "acquired"), or by two neighbouring
   words of the sentence written together ("buyback" in "share buy-back"; not by a substring: "merger" is not in
   "from Emergent");
-* a sentence holds the topic when it fills at least :data:`MIN_SLOTS` of the slots (all of one or two);
+* a sentence holds the topic when it fills at least :data:`MIN_SLOTS` of the slots' weight (a slot weighs its
+  rarest word's idf in the knowledge base: a sentence may lack "changes", not "dividend");
 * a *hedged* sentence is no evidence: a modal, a condition or a restriction ("provisions that could delay or prevent
   a merger", "we may pursue acquisitions", "covenants restricting … acquisitions", "如果…可能…") says what might
   happen, which is what risk factors and loan covenants are made of;
+* a title or a bullet's label ("Dividend policy", "Acquisitions") states nothing: fewer than :data:`MIN_WORDS` words;
 * a *negated* sentence ("no acquisitions were made in the year", "公司未进行回购") answers "No";
 * a plain sentence holding the topic answers "Yes"; none answers "not found".
 """
@@ -30,8 +32,10 @@ Tokenize = Callable[[str], list[str]]
 
 #: Latin words are compared by their first letters ("acquisitions" ~ "acquisition" ~ "acquired").
 STEM = 5
-#: Share of the topic's slots one sentence must fill (two slots: both; three: two of them).
+#: Share of the topic's slot weight one sentence must fill (two equal slots: both; three: the two rarer ones).
 MIN_SLOTS = 0.6
+#: Words a sentence needs to state something (a heading "Dividend policy" does not).
+MIN_WORDS = 5
 #: Materials whose sentences are read, best first.
 TOP_MATERIALS = 8
 #: Tokens between a negation and the topic word it negates ("no material acquisitions", "did not pay any dividend").
@@ -53,6 +57,21 @@ _NEGATIONS = frozenset(["no", "not", "none", "never", "neither", "nor", "without
                         "hasn't", "haven't", "未", "没有", "无", "不", "并未", "尚未"])
 
 
+Weigh = Callable[[str], float]
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One part of the topic: the word keys any one of which fills it, and the words as the question spells them."""
+
+    keys: frozenset[str]
+    words: tuple[str, ...]
+
+    def weight(self, weigh: Weigh) -> float:
+        """The slot's weight: its rarest word's (the knowledge base's idf; 1 without one)."""
+        return max(weigh(w) for w in self.words)
+
+
 @dataclass(frozen=True, slots=True)
 class Evidence:
     """The deciding sentence: ``verdict`` "yes" or "no", and the sentence as a candidate to render."""
@@ -62,29 +81,28 @@ class Evidence:
     filled: float
 
 
-def topic_slots(topic_text: str, tokenize: Tokenize, dropped: Callable[[str], bool]) -> list[frozenset[str]]:
-    """The topic's slots (module docstring): each a set of word keys any one of which fills it."""
+def topic_slots(topic_text: str, tokenize: Tokenize, dropped: Callable[[str], bool]) -> list[Slot]:
+    """The topic's slots (module docstring)."""
     tokens = tokenize(_OR.sub(f" {_OR_MARKER} ", topic_text))
-    slots: list[set[str]] = []
+    slots: list[tuple[set[str], list[str]]] = []
     join = False
     for token in tokens:
         if token == _OR_MARKER:
             join = bool(slots)
             continue
-        if dropped(token):
-            continue
         key = word_key(token)
-        if len(key) < 2 and key.isascii():
+        if dropped(token) or (len(key) < 2 and key.isascii()):
             continue
         if join:
-            slots[-1].add(key)
+            slots[-1][0].add(key)
+            slots[-1][1].append(token.lower())
         else:
-            slots.append({key})
+            slots.append(({key}, [token.lower()]))
         join = False
-    unique: list[frozenset[str]] = []
-    for slot in map(frozenset, slots):
-        if slot not in unique:
-            unique.append(slot)
+    unique: list[Slot] = []
+    for keys, words in slots:
+        if all(slot.keys != frozenset(keys) for slot in unique):
+            unique.append(Slot(frozenset(keys), tuple(words)))
     return unique
 
 
@@ -94,13 +112,25 @@ def word_key(token: str) -> str:
     return token[:STEM] if token.isascii() and token.isalpha() else token
 
 
-def filled_share(slots: Sequence[frozenset[str]], sentence: str, tokenize: Tokenize) -> float:
-    """Share of ``slots`` the sentence fills (module docstring)."""
-    if not slots:
+def filled_share(slots: Sequence[Slot], sentence: str, tokenize: Tokenize, weigh: Weigh = lambda _: 1.0) -> float:
+    """Share of the slots' weight the sentence fills (module docstring): a sentence lacking the rarest word of the
+    topic ("a more flexible capital policy in response to a changing business environment" for "changes to its
+    dividend policy") fills less than one lacking a common one ("management of capital structure" for "changes to
+    its capital structure")."""
+    total = sum(slot.weight(weigh) for slot in slots)
+    if not total:
         return 0.0
     tokens = [t.lower() for t in tokenize(sentence)]
     keys = {word_key(t) for t in tokens} | {word_key(a + b) for a, b in itertools.pairwise(tokens)}
-    return sum(1 for slot in slots if slot & keys) / len(slots)
+    return sum(slot.weight(weigh) for slot in slots if slot.keys & keys) / total
+
+
+def statement(sentence: str) -> bool:
+    """A sentence long enough to state something: at least :data:`MIN_WORDS` words (Chinese: twice as many
+    characters); a title or a bullet's label ("Dividend policy", "Acquisitions", "股份回购") states nothing."""
+    words = re.findall(r"[A-Za-z0-9'’-]+", sentence)
+    han = len(re.findall(r"[\u4e00-\u9fff]", sentence))
+    return len(words) + han // 2 >= MIN_WORDS
 
 
 def hedged(sentence: str) -> bool:
@@ -108,9 +138,9 @@ def hedged(sentence: str) -> bool:
     return _HEDGE.search(sentence) is not None
 
 
-def negated(slots: Sequence[frozenset[str]], sentence: str, tokenize: Tokenize) -> bool:
+def negated(slots: Sequence[Slot], sentence: str, tokenize: Tokenize) -> bool:
     """A negation at most :data:`NEGATION_SPAN` tokens before a word that fills a slot ("no acquisitions")."""
-    words = {w for slot in slots for w in slot}
+    words = {w for slot in slots for w in slot.keys}
     tokens = [t.lower() for t in re.findall(r"[A-Za-z']+|[\u4e00-\u9fff]+|\S", sentence)]
     tokens = [piece for t in tokens for piece in (tokenize(t) if not t.isascii() else [t])]
     last_negation = -NEGATION_SPAN - 1
@@ -122,8 +152,8 @@ def negated(slots: Sequence[frozenset[str]], sentence: str, tokenize: Tokenize) 
     return False
 
 
-def find_evidence(slots: Sequence[frozenset[str]], materials: Sequence[Material], tokenize: Tokenize
-                  ) -> Evidence | None:
+def find_evidence(slots: Sequence[Slot], materials: Sequence[Material], tokenize: Tokenize,
+                  weigh: Weigh = lambda _: 1.0) -> Evidence | None:
     """The best plain sentence holding the topic ("yes"), else the best negated one ("no"), else None.
 
     Best: the most slots filled, then the higher-ranked material, then the earlier sentence."""
@@ -132,8 +162,8 @@ def find_evidence(slots: Sequence[frozenset[str]], materials: Sequence[Material]
     found: list[tuple[float, int, int, str, bool]] = []
     for mi, material in enumerate(materials[:TOP_MATERIALS]):
         for si, sentence in quotable(material):
-            share = filled_share(slots, sentence, tokenize)
-            if share < MIN_SLOTS or hedged(sentence):
+            share = filled_share(slots, sentence, tokenize, weigh)
+            if share < MIN_SLOTS or hedged(sentence) or not statement(sentence):
                 continue
             found.append((share, mi, si, sentence, negated(slots, sentence, tokenize)))
     for wanted in (False, True):
@@ -144,5 +174,5 @@ def find_evidence(slots: Sequence[frozenset[str]], materials: Sequence[Material]
     return None
 
 
-__all__ = ["MIN_SLOTS", "Evidence", "filled_share", "find_evidence", "hedged", "negated", "topic_slots",
+__all__ = ["MIN_SLOTS", "Evidence", "Slot", "filled_share", "find_evidence", "hedged", "negated", "topic_slots",
            "word_key"]

@@ -20,15 +20,26 @@ def _material(text: str, n: int = 0) -> Material:
 
 def test_an_or_list_is_one_slot_either_word_fills() -> None:
     slots = _slots("Did it mention any mergers or acquisitions in the annual report?")
-    assert slots == [frozenset({"merge", "acqui"})]
+    assert [s.keys for s in slots] == [frozenset({"merge", "acqui"})]
     assert filled_share(slots, "In March the Group completed the acquisition of Engage Media.", tokenize_for_bm25) == 1
 
 
 def test_every_other_topic_word_is_a_slot_of_its_own() -> None:
     slots = _slots("Did the company report any changes to its capital structure?")
-    assert slots == [frozenset({"chang"}), frozenset({"capit"}), frozenset({"struc"})]
+    assert [s.keys for s in slots] == [frozenset({"chang"}), frozenset({"capit"}), frozenset({"struc"})]
     assert filled_share(slots, "Our capital structure consists of common and preferred stock.",
                         tokenize_for_bm25) == 2 / 3
+
+
+def test_a_slot_weighs_its_rarest_word() -> None:
+    """Lacking the rare word of the topic ("dividend") fails; lacking the common one ("changes") may pass."""
+    idf = {"changes": 1.8, "dividend": 3.1, "policy": 2.5, "capital": 2.2, "structure": 3.4}.get
+    dividend = _slots("Did it announce any changes to its dividend policy?")
+    flexible = "This enables a more flexible capital policy in response to a changing business environment."
+    assert filled_share(dividend, flexible, tokenize_for_bm25, lambda w: idf(w, 1.0)) < 0.6
+    structure = _slots("Did it report any changes to its capital structure?")
+    managed = "Recycling and sensible management of capital structure."
+    assert filled_share(structure, managed, tokenize_for_bm25, lambda w: idf(w, 1.0)) > 0.6
 
 
 def test_a_compound_is_found_with_its_hyphen_squeezed_out() -> None:
@@ -63,6 +74,12 @@ def test_a_plain_sentence_is_yes_a_hedged_one_nothing_a_negated_one_no() -> None
     no = find_evidence(slots, [risk, none], tokenize_for_bm25)
     assert no is not None and no.verdict == "no" and no.candidate.material == 1
     assert find_evidence(slots, [risk], tokenize_for_bm25) is None
+
+
+def test_a_heading_states_nothing() -> None:
+    slots = _slots("Did it announce any changes to its dividend policy?")
+    assert find_evidence(slots, [_material("Dividend policy")], tokenize_for_bm25) is None
+    assert find_evidence(_slots("是否提到回购计划？"), [_material("股份回购计划")], tokenize_for_bm25) is None
 
 
 def test_words_spread_over_sentences_decide_nothing() -> None:
