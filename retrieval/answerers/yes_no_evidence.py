@@ -66,6 +66,7 @@ class Slot:
 
     keys: frozenset[str]
     words: tuple[str, ...]
+    required: bool = False  # a change asked about ("any changes to its dividend policy"): the sentence must state one
 
     def weight(self, weigh: Weigh) -> float:
         """The slot's weight: its rarest word's (the knowledge base's idf; 1 without one)."""
@@ -79,6 +80,13 @@ class Evidence:
     verdict: str
     candidate: Candidate
     filled: float
+
+
+#: Words that ask whether something changed: their slot is filled by any word of a change, and is required.
+CHANGE_WORDS = ("change", "changes", "changed", "amend", "amended", "amendment", "revise", "revised", "modify",
+                "modified", "adjust", "adjusted", "update", "updated", "increase", "increased", "decrease",
+                "decreased", "raise", "raised", "cut", "reduce", "reduced", "变更", "调整", "修改", "变化", "改变")
+_CHANGE_KEYS = frozenset(t.lower()[:STEM] if t.isascii() else t for t in CHANGE_WORDS)
 
 
 def topic_slots(topic_text: str, tokenize: Tokenize, dropped: Callable[[str], bool]) -> list[Slot]:
@@ -101,8 +109,10 @@ def topic_slots(topic_text: str, tokenize: Tokenize, dropped: Callable[[str], bo
         join = False
     unique: list[Slot] = []
     for keys, words in slots:
-        if all(slot.keys != frozenset(keys) for slot in unique):
-            unique.append(Slot(frozenset(keys), tuple(words)))
+        change = bool(keys & _CHANGE_KEYS)
+        slot = Slot(frozenset(keys | _CHANGE_KEYS) if change else frozenset(keys), tuple(words), required=change)
+        if all(other.keys != slot.keys for other in unique):
+            unique.append(slot)
     return unique
 
 
@@ -122,6 +132,8 @@ def filled_share(slots: Sequence[Slot], sentence: str, tokenize: Tokenize, weigh
         return 0.0
     tokens = [t.lower() for t in tokenize(sentence)]
     keys = {word_key(t) for t in tokens} | {word_key(a + b) for a, b in itertools.pairwise(tokens)}
+    if any(slot.required and not slot.keys & keys for slot in slots):
+        return 0.0
     return sum(slot.weight(weigh) for slot in slots if slot.keys & keys) / total
 
 
