@@ -7,9 +7,9 @@ What it does, in one run (no model: the extractive path every deployment falls b
    does not index (a crash reported as "corrupt" is a failure of ours, not of the file);
 2. ask every question of ``round2/questions.json`` through :class:`retrieval.service.QuestionService`;
 3. turn each answer into a challenge answer: ``boolean`` from the yes/no verdict (``True`` for
-   "Yes" with evidence, ``False`` for "Not found"), ``number`` only from an exact rule/table/fact
-   answer (else ``N/A``), ``name``/``names`` ``N/A`` (they need a model); references are the cited
-   pages (``sha1:page_index``, 0-based) of answers that state something;
+   "Yes" with evidence, ``False`` for "No" with evidence or "Not found"; the evidence's pages cited),
+   ``number`` only from an exact rule/table/fact answer (else ``N/A``), ``name``/``names`` ``N/A`` (they need
+   a model); references are the cited pages (``sha1:page_index``, 0-based) of answers that state something;
 4. score with the challenge's ``rank.py`` logic (ported in :func:`value_score` / :func:`ref_score`:
    G = value score, R = reference score, Score = G + R/2), on the full set and on two subsets:
    *available* (questions whose gold pages are all in the snapshot, or whose gold is N/A) and
@@ -196,8 +196,8 @@ def to_challenge(answer: Any, kind: str) -> dict[str, Any]:
     refs = sorted({f"{Path(c.file).stem}:{c.page - 1}" for c in answer.citations if c.page})
     if kind == "boolean":
         verdict = meta.get("yes_no", {}).get("answer")
-        if verdict == "yes":
-            return {"value": True, "references": refs}
+        if verdict in ("yes", "no"):  # "No" is said with its evidence sentence too: the page that states it
+            return {"value": verdict == "yes", "references": refs}
         return {"value": False, "references": []}
     if kind == "number":
         facts = meta.get("report_facts") or {}

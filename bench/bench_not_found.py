@@ -36,7 +36,7 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import Any
+from typing import Any, TypeVar
 from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -150,6 +150,29 @@ def build(work: Path, corpus: Path, qa: Path, per_set: int, seed: int) -> tuple[
     return settings, controls, [PurePath(f.path).name for f in report.failed]
 
 
+def built(work: Path, corpus: Path, qa: Path, per_set: int, seed: int) -> tuple[Settings, list[Control], list[str]]:
+    """:func:`build`, or the index a previous run left in ``work`` (the controls drawn again, same seed)."""
+    marker = work / "failed.json"
+    if not marker.is_file():
+        settings, controls, failed = build(work, corpus, qa, per_set, seed)
+        marker.write_text(json.dumps(failed), encoding="utf-8")
+        return settings, controls, failed
+    controls, _ = gold_controls(qa, per_set, seed)
+    controls = corpus_controls({p.name for p in corpus_files(corpus)}) + controls
+    settings = Settings(data_dir=work / "data", embedding=EmbeddingSettings(backend="hash"))
+    return settings, controls, json.loads(marker.read_text(encoding="utf-8"))
+
+
+T = TypeVar("T")
+
+
+def half(rows: list[T], which: str) -> list[T]:
+    """Every row, or the even-numbered ones (tuning) or the odd-numbered ones (held out)."""
+    if which == "all":
+        return rows
+    return rows[0 if which == "tuning" else 1 :: 2]
+
+
 def answer_in_index(service: QuestionService, control: Control) -> bool:
     """True when one of the control's answers is in the stored chunks of its document (as indexed)."""
     by_name = {PurePath(e.path).name: doc_id for doc_id, e in service.catalog().items()}
@@ -222,7 +245,7 @@ def report(before: Rows | None, after: Rows, failed: list[str], per_set: int) ->
         "",
         *(summary("before (a closest passage shown under \"not found\" whatever it is about)", before)
           if before else []),
-        *summary("now (a closest passage lacking most of the question's subjects is not shown)", after),
+        *summary("now (\"not found\" said with nothing attached)", after),
         "## Probes (now; before in brackets where it differed)", "",
         "| verdict | question | answer (first lines) |", "|---|---|---|",
         *(f"| {v}{_was(earlier.get(q), v)} | {q} | {a} |" for q, v, a in after[0]),
@@ -250,13 +273,18 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=36)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--no-before", action="store_true", help="skip the pass with the previous behaviour")
+    parser.add_argument("--work", type=Path, default=None,
+                        help="keep the index in this folder and reuse it when it is there (tuning runs)")
+    parser.add_argument("--half", choices=("all", "tuning", "heldout"), default="all",
+                        help="ask every probe and control, or the even-numbered (tuning) or odd-numbered half")
     args = parser.parse_args()
     if not args.corpus.is_dir() or not args.qa.is_dir():
         print(f"skipped: no shared corpus at {args.corpus} or gold sets at {args.qa} (pass --corpus / --qa)")
         return 0
     with tempfile.TemporaryDirectory(prefix="officeqa-notfound-") as tmp:
-        settings, controls, failed = build(Path(tmp), args.corpus, args.qa, args.per_set, args.seed)
-        probes = _jsonl(args.probes)
+        settings, controls, failed = built(args.work or Path(tmp), args.corpus, args.qa, args.per_set, args.seed)
+        probes = half(_jsonl(args.probes), args.half)
+        controls = half(controls, args.half)
         before = None
         if not args.no_before:  # the previous behaviour over the same index: every closest passage shown
             with mock.patch.object(extractive_answer_module, "_about_else", lambda *_: False):

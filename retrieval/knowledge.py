@@ -31,6 +31,7 @@ from retrieval.rule_answers import StoredDocument, stored_documents
 from retrieval.scope import Scope, newest_versions
 from retrieval.search import SearchHit, search, without_naming_words
 from retrieval.show_paths import DisplayPaths
+from retrieval.subjects_text import text_holds
 
 if TYPE_CHECKING:
     from indexing.knowledge_base import KnowledgeBase
@@ -93,6 +94,10 @@ class Knowledge(Tools):
             self.superseded = newest_versions(list(catalog), catalog)[1]
             self.paths = DisplayPaths({d: e.path for d, e in catalog.items()})
         return self._catalog
+
+    def mentions(self, name: str) -> bool:
+        """Whether any indexed text spells ``name`` (folded: case, width, script and spacing aside)."""
+        return text_holds(self.kb, name)
 
     def stored(self, doc_ids: Sequence[str], catalog: Mapping[str, CatalogEntry]
                ) -> tuple[list[StoredDocument], list[str]]:

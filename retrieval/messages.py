@@ -48,6 +48,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "candidates_header": "以下是找到的候选内容（仅供参考，并非完整答案）：",
         "subject_partly_missing": "知识库中没有关于{names}的文档；以下只根据其余公司的报告作答。",
         "yes_no_yes": "是。文档中有相关记载：",
+        "yes_no_no": "否。文档中的相关记载：",
         "yes_no_not_found": "未找到：范围内的文档没有提到这一点。",
         "yes_no_closest": "最接近的内容（不足以确认）：",
         "not_stored": "文档《{document}》的解析结果未保存（索引早于此功能），请运行 `officeqa reindex`。",
@@ -109,6 +110,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "subject_partly_missing": "The knowledge base has no document about {names}; the answer rests on the other "
         "companies' reports only.",
         "yes_no_yes": "Yes. The documents mention it:",
+        "yes_no_no": "No. The documents say:",
         "yes_no_not_found": "Not found: the documents in scope do not mention this.",
         "yes_no_closest": "The closest passages (not enough to confirm):",
         "not_stored": "The parsed form of \u201c{document}\u201d is not stored (it was indexed before this feature); "

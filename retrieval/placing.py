@@ -22,6 +22,7 @@ from retrieval.rule_answers import StoredDocument
 from retrieval.rules.arbitration import DEFAULT_ROUTE
 from retrieval.rules.loader import HANDLER_ROUTES
 from retrieval.scope import Scope, newest_versions, resolve_explicit, resolve_named
+from retrieval.subjects import has_legal_form
 
 
 class Knowledge(Protocol):
@@ -39,6 +40,8 @@ class Knowledge(Protocol):
 
     def retrieved_scope(self, question: str, mode: str, catalog: Mapping[str, CatalogEntry]) -> Scope: ...
 
+    def mentions(self, name: str) -> bool: ...
+
 #: The L0 route of whole-document questions ("总结", "概括第四章", "overview"): answered from the summary tree.
 SUMMARY_ROUTE = "summary_tree"
 #: Routes whose handler answers, alone or before the model.
@@ -50,7 +53,7 @@ def place(knowledge: Knowledge, ctx: QuestionContext) -> None:
     ctx.catalog = catalog = knowledge.catalog()
     if not catalog:
         return  # nothing indexed yet: the empty-knowledge-base answerer says how to start
-    scope = scope_of(ctx.standalone, ctx.requested, catalog)
+    scope = without_mentioned(knowledge, scope_of(ctx.standalone, ctx.requested, catalog))
     stored, missing = knowledge.stored(scope.doc_ids, catalog) if scope.doc_ids else ([], [])
     decision = route_of(knowledge, ctx, scope, stored, catalog)
     if decision.route == SUMMARY_ROUTE and scope.method in ("retrieved", "all"):
@@ -74,6 +77,18 @@ def scope_of(question: str, requested: Sequence[str] | None, catalog: Mapping[st
     return resolve_named(question, catalog) or Scope("retrieved")
 
 
+def without_mentioned(knowledge: Knowledge, scope: Scope) -> Scope:
+    """``scope`` less the "missing" companies whose names the indexed text spells, unless they carry a legal form
+    (``retrieval.subjects_text``: "What did IBM develop for American Airlines?" over an article naming it); a named
+    scope left with neither documents nor missing names is no scope: retrieval answers."""
+    if not scope.missing:
+        return scope
+    scope.missing = [n for n in scope.missing if has_legal_form(n) or not knowledge.mentions(n)]
+    if scope.method == "named" and not scope.doc_ids and not scope.missing:
+        return Scope("retrieved")
+    return scope
+
+
 def route_of(knowledge: Knowledge, ctx: QuestionContext, scope: Scope, stored: Sequence[StoredDocument],
              catalog: Mapping[str, CatalogEntry]) -> RouteDecision:
     """The L0 route; a question that names its document is also read as "this document" (module docstring)."""
@@ -86,4 +101,4 @@ def route_of(knowledge: Knowledge, ctx: QuestionContext, scope: Scope, stored: S
     return again if again.route in (SUMMARY_ROUTE, "outline") else decision
 
 
-__all__ = ["HANDLER_MODES", "SUMMARY_ROUTE", "place", "route_of", "scope_of"]
+__all__ = ["HANDLER_MODES", "SUMMARY_ROUTE", "place", "route_of", "scope_of", "without_mentioned"]

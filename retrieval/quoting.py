@@ -9,6 +9,7 @@ are kept across questions.
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
@@ -20,15 +21,22 @@ from prompts.assembler import Material
 from retrieval.citations import Citation
 from retrieval.evidence import QuoteLocator
 from retrieval.extractive import QUESTION_WORDS, ExtractiveAnswer, extractive_answer
-from retrieval.extractive.terms import question_verb, unsupported
+from retrieval.extractive.terms import answer_type_words, question_verb, unsupported
 from retrieval.fusion import SCRIPT_PRESENT
 
 if TYPE_CHECKING:
     from indexing.knowledge_base import KnowledgeBase
 
 LOCATOR_CACHE = 32
+_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 #: Weight of a one-character Chinese question word (去, 报, 能) against its idf.
 SINGLE_CHARACTER_WEIGHT = 0.3
+
+
+def question_years(question: str) -> list[str]:
+    """The years a question names ("2029年度", "in 2030"): like its nouns, the documents must mention them for it
+    to be answered; a knowledge base that nowhere spells "2030" cannot say who won the 2030 award."""
+    return sorted(set(_YEAR.findall(question)))
 
 
 def asked_subjects(question: str) -> list[str]:
@@ -55,14 +63,15 @@ class Quoting:
         ignored_words = {t for text in ignore for t in tokenize_for_bm25(text)}
         retrieved = "".join(m.text for m in found).lower()
         subjects = [w for w in asked_subjects(question) if w not in ignored_words]
-        missing = [w for w in subjects if w not in retrieved and not self.kb.bm25.mentions(w)]
+        typed = answer_type_words(question, subjects)
+        missing = [w for w in [*subjects, *question_years(question)] if w not in typed and w not in retrieved
+                   and not self.kb.bm25.mentions(w)]
         return extractive_answer(
             question, found, language=language, tokenize=tokenize_for_bm25, weights=self.weight,
             label_of=lambda material, sentence: self.label(material, sentence, language),
             context_of=self.context, similarity=self.similarity, per_document=per_document,
             compare=compare, ignore=ignore, missing_subjects=missing,
             cross_language=self.cross_language(question), unsupported=unsupported(subjects, missing),
-            subjects=subjects,
         )
 
     def cross_language(self, question: str) -> bool | None:

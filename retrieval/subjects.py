@@ -269,6 +269,18 @@ def _names_one(key: str) -> bool:
     return bool(words) and len("".join(words)) >= 2
 
 
+def question_company_names(question: str) -> list[str]:
+    """Every name the question gives as a company's ("Brave Bison Group plc", "MGM Resorts International"), strong
+    or weak: what a yes/no question's topic is read without."""
+    return [name for name, _ in _question_companies(fold(question))]
+
+
+def has_legal_form(name: str) -> bool:
+    """Whether a name from a question carries a legal form ("AA Limited", "Ziff Davis, Inc.", "…股份有限公司"): a
+    company's name whatever the indexed text holds (``_missing_names``' strong names)."""
+    return _QUESTION_COMPANY.search(name) is not None or _QUESTION_COMPANY_CN.search(name) is not None
+
+
 def can_name_company(name: str) -> bool:
     """Whether a name from a question can be one company's: not a role, currency, month, place or generic word."""
     return _names_one(entity_key(name))
@@ -313,4 +325,5 @@ def _pick_reports(
     return kept, set_aside
 
 
-__all__ = ["SubjectScope", "can_name_company", "question_years", "resolve_subjects"]
+__all__ = ["SubjectScope", "can_name_company", "has_legal_form", "question_company_names", "question_years",
+           "resolve_subjects"]

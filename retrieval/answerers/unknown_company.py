@@ -21,8 +21,8 @@ from retrieval.answering import Answer
 from retrieval.context import QuestionContext
 from retrieval.knowledge import knowledge_of
 from retrieval.messages import text as message
-from retrieval.search import search
 from retrieval.subjects import can_name_company
+from retrieval.subjects_text import text_holds
 
 __all__ = ["UnknownCompany", "leading_company"]
 
@@ -33,8 +33,6 @@ _CN_GENERIC = re.compile("|".join(map(re.escape, word_list("company_fillers_zh")
 _WORD = r"[A-Z][A-Za-z0-9.\-]*"
 _EN_POSSESSIVE = re.compile(rf"(?<![\w&'’.\-])((?:{_WORD}[ \t]+(?:&[ \t]+)?){{0,4}}{_WORD})['’]s?(?![A-Za-z])")
 _LEADING = re.compile(r"^(?:(?:What|Which|How|Did|Does|Do|Was|Were|Is|Are|The|In|For|Of)\s+)+")
-#: Hits read to see whether any indexed text holds the name.
-_HITS = 10
 
 
 def leading_company(question: str) -> str | None:
@@ -50,12 +48,6 @@ def leading_company(question: str) -> str | None:
         if can_name_company(name):
             return name
     return None
-
-
-def _folded(text: str) -> str:
-    """NFKC, Simplified, lower case, no spaces: "Procter & Gamble" and "騰訊" are found however a page spaces, cases
-    or scripts them."""
-    return re.sub(r"\s+", "", fold(text).lower().replace("’", "'"))
 
 
 class UnknownCompany:
@@ -74,9 +66,7 @@ class UnknownCompany:
         name = leading_company(ctx.standalone)
         if name is None:
             return None
-        wanted = _folded(name)
-        hits = search(knowledge.kb, name, "bm25", _HITS)
-        if any(wanted in _folded(h.text) for h in hits):
+        if text_holds(knowledge.kb, name):
             return None
         lines = [message("subject_missing", ctx.language, names=name)]
         known = known_entities(ctx)

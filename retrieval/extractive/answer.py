@@ -47,7 +47,6 @@ from retrieval.extractive.terms import (
     relation_names,
     spelled_in,
     states_relation,
-    unsupported,
 )
 from retrieval.messages import text as message
 
@@ -55,18 +54,7 @@ from retrieval.messages import text as message
 CROSS_KEEP = 0.85
 #: The least weight a key term counts for (a term in every chunk still names what is asked).
 MIN_TERM_WEIGHT = 0.05
-#: Under "not found", a closest passage stating an amount is shown only when it covers this much of the question.
-CLOSEST_AMOUNT_COVERAGE = 0.75
-#: A question asking how much or how many, or asking for one rate ("What was the employee turnover rate in 2022?");
-#: not one naming a rate among other things ("仲裁机构和违约金比例是什么", "What are the venue and the penalty rate?").
-_ASKS_QUANTITY = re.compile(
-    r"多少|几[个项家名人年岁次]|how\s+much|how\s+many|"
-    r"^\s*what\s+(?:is|was|were)\s+(?:(?!\band\b)[^?,;])*\b(?:rate|ratio|percentage|margin)\b(?:(?!\band\b)[^,;])*$",
-    re.IGNORECASE,
-)
-#: An amount in a sentence: thousands separators, a decimal, a long number, or a number with a unit.
-_AMOUNT = re.compile(r"\d{1,3}(?:,\d{3})+|\d+\.\d+|\d{5,}|\d+\s*(?:%|元|万|亿|人|吨|million|billion|thousand)",
-                     re.IGNORECASE)
+_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 #: The first materials that must all be in another language for the sentences to be chosen across languages.
 CROSS_LANGUAGE_FIRST = 3
 #: (question, sentences) -> similarity per sentence, language-neutral (an embedder's cosine).
@@ -91,7 +79,6 @@ def extractive_answer(
     top_materials: int = 5,
     cross_language: bool | None = None,
     unsupported: bool = False,
-    subjects: Sequence[str] = (),
 ) -> ExtractiveAnswer:
     """Up to ``max_sentences`` sentences of the first ``top_materials`` materials, best first (see the module).
 
@@ -99,17 +86,17 @@ def extractive_answer(
     the knowledge base); None: when the first :data:`CROSS_LANGUAGE_FIRST` materials are all in another language
     (a Chinese question whose only answer is an English guideline), not because the first one is (an English
     MANIFEST.tsv ranked first by meaning above Chinese passages). ``unsupported``: the question's content
-    words are nowhere in the knowledge base: "not found" with nothing attached, no quote, no citation.
-    ``subjects``: the question's nouns and names; under "not found", a closest passage whose chunk lacks most of
-    them is not shown (:func:`_about_else`)."""
+    words are nowhere in the knowledge base: "not found" with nothing attached, no quote, no citation."""
     if not materials:
         return ExtractiveAnswer(text=message("no_hits", language), found=False)
     top = list(materials[:top_materials])
+    if unsupported and cross_language is not True:
+        # the knowledge base is not mostly in another language (the caller would say True): its words lacking
+        # the question's is decisive, whatever language the first passages happen to be in (a MANIFEST.tsv)
+        return ExtractiveAnswer(text=message("not_found", language), found=False)
     if cross_language is None:  # every one of the first passages in another language: words cannot meet
         asked_in = detect_language(question)
         cross_language = all(asked_in != detect_language(m.text[:2000]) for m in top[:CROSS_LANGUAGE_FIRST])
-    if unsupported and not cross_language:
-        return ExtractiveAnswer(text=message("not_found", language), found=False)
     if cross_language:
         return _by_similarity(question, top, language, label_of, similarity, max_sentences)
     tokenize = tokenize or default_tokenize()
@@ -122,15 +109,23 @@ def extractive_answer(
     together = (2 * max_sentences if compare else 2) if several else 0
     chosen, coverage, said = _evidence(best, top, asked, weigh, context_of, label_of, together)
     lacking = [w for w in missing_subjects if not (spelled_in(w, said, tokenize) or chars_present(w, said))]
-    if best is None or coverage < NOT_FOUND_COVERAGE or lacking or not _relation_stated(question, best, chosen, top,
-                                                                                         tokenize):
-        if best is not None and _about_else(subjects, top[best.material], tokenize):
-            best = None
-        return _not_found(best, top, label_of, language, coverage, question)
+    if (best is None or coverage < NOT_FOUND_COVERAGE or lacking or _dated_elsewhere(question, top[best.material])
+            or not _relation_stated(question, best, chosen, top, tokenize)):
+        return _not_found(language, coverage)
     listing = asks_for_list(question)
     chosen = chosen or choose(candidates, max_sentences)
     return render([message("extract_header", language)], whole_lists(chosen, top) if listing else chosen, top,
                   label_of, found=True, coverage=coverage, listing=listing)
+
+
+def _dated_elsewhere(question: str, material: Material) -> bool:
+    """True when the question names years and the best sentence's passage (text and headings) spells none of them:
+    "Who won the 2030 employee of the year award?" is not answered by a passage about another year's award."""
+    years = set(_YEAR.findall(question))
+    if not years:
+        return False
+    text = f"{material.text} {' '.join(heading_list(material.meta.get('heading_path')))}"
+    return not any(year in text for year in years)
 
 
 def _relation_stated(question: str, best: Candidate, chosen: list[Candidate], top: list[Material],
@@ -178,30 +173,13 @@ def _said(best: Candidate | None, materials: Sequence[Material], label_of: Label
     return f"{label or ''}{best.sentence}"
 
 
-def _about_else(subjects: Sequence[str], material: Material, tokenize: Tokenize) -> bool:
-    """True when more than half of the question's subjects (two or more) are neither in the closest passage's chunk
-    nor its headings: the passage is about something else ("the monthly parking fee at the Berlin office" shown a
-    slide that says "office"), and under "not found" its quote and citation would still read as an answer. The
-    same rule as the knowledge-base-wide one (``retrieval.extractive.terms.unsupported``), on the one chunk shown.
-    A word counts as present spelled out or by all its words ("火星基地" in "火星上的基地")."""
-    text = f"{material.text} {' '.join(heading_list(material.meta.get('heading_path')))}".lower()
-    words = set(tokenize(text))
-    absent = [w for w in subjects if w.lower() not in text and not set(tokenize(w.lower())) <= words]
-    return unsupported(subjects, absent)
+def _not_found(language: str, coverage: float) -> ExtractiveAnswer:
+    """"Not found", said with nothing attached: no closest passage, no quote, no citation (issue 36).
 
-
-def _not_found(best: Candidate | None, materials: Sequence[Material], label_of: LabelOf | None, language: str,
-               coverage: float, question: str = "") -> ExtractiveAnswer:
-    """"Not found", with the closest passage shown as such when one covers anything; but not a passage stating an
-    amount that covers less than :data:`CLOSEST_AMOUNT_COVERAGE` of a how-much question: under "not found" it
-    still reads as the answer, while it is another thing's amount (the average age of R&D staff shown
-    "研发人员数量 360"). One covering more is shown: it may be the answer the checks could not confirm."""
-    closest = [best] if best is not None and best.coverage > 0 else []
-    if (closest and closest[0].coverage < CLOSEST_AMOUNT_COVERAGE and _ASKS_QUANTITY.search(question)
-            and _AMOUNT.search(closest[0].sentence)):
-        closest = []
-    head = [message("not_found", language), *([message("closest", language)] if closest else [])]
-    return render(head, closest, materials, label_of, found=False, coverage=coverage)
+    Why not the closest passage any more: under "not found" a quoted sentence with its citation still reads as
+    the answer, and it is another thing's (the average age of R&D staff shown "研发人员数量 360", a Mars-base
+    question shown a MANIFEST's license line). The caller adds what the knowledge base does cover."""
+    return ExtractiveAnswer(text=message("not_found", language), found=False, coverage=round(coverage, 4))
 
 
 def _by_similarity(

@@ -200,6 +200,31 @@ def item_number(sentence: str) -> int | None:
     return chinese_number(next(g for g in match.groups() if g))
 
 
+#: An interrogative asking for an instance of the noun phrase after it ("哪个美国节目", "哪一位法国皇帝", "什么水域",
+#: "which vendor"): group 1 (Chinese) or 2 (English) holds the phrase.
+_TYPED = re.compile(
+    r"(?:哪一?[个位家种座条所项款部本只名]|什么|何种)([\u4e00-\u9fff]{1,6})|"
+    r"\b(?:which|what)\s+(?!(?:is|was|are|were|did|does|do|has|have|had|can|will|would|should)\b)"
+    r"([a-z][\w-]*(?:\s+[a-z][\w-]*)?)",
+    re.IGNORECASE,
+)
+
+
+def answer_type_words(question: str, subjects: Sequence[str]) -> list[str]:
+    """The subject that names the *kind* of thing asked for, the head of the phrase after "哪个", "哪一位", "什么",
+    "which" ("冷战期间哪个美国节目改变了…" -> 节目; "哪一位法国皇帝颁布…" -> 皇帝; "Which vendor provides…" -> vendor).
+
+    Why: the answering sentence states the instance ("肥皂剧《达拉斯》", "路易十四"), not the category word, so that
+    word missing from a passage, or from the whole knowledge base, says nothing about whether it answers."""
+    out: list[str] = []
+    for match in _TYPED.finditer(question):
+        phrase = (match.group(1) or match.group(2) or "").lower()
+        inside = sorted((w for w in subjects if w.lower() in phrase), key=lambda w: phrase.find(w.lower()))
+        if inside:  # Chinese puts the head noun last ("美国节目"), English right after "which" ("vendor provides")
+            out.append(inside[-1] if match.group(1) else inside[0])
+    return out
+
+
 def unsupported(subjects: Sequence[str], missing: Sequence[str]) -> bool:
     """More than half of the question's subjects appear in no chunk of the knowledge base (lexically): nothing
     there can answer it ("火星基地的氧气供应商是谁？": 火星基地, 氧气 nowhere), so it is "not found" with nothing

@@ -49,12 +49,11 @@ def test_nothing_covering_the_question_says_not_found_plainly() -> None:
     assert extractive_answer("问题", []).citations == []
 
 
-def test_a_partly_covering_passage_is_shown_as_closest_not_as_the_answer() -> None:
+def test_a_partly_covering_passage_is_not_shown_under_not_found() -> None:
     answer = extractive_answer("合同的仲裁机构和违约金比例是什么？", [mat(0, "本合同违约金为合同总额的5%。")],
                                tokenize=tokenize_for_bm25, weights=lambda t: {"仲裁": 5.0, "机构": 3.0}.get(t, 1.0))
-    lines = answer.text.splitlines()
-    assert lines[0] == "文档中未找到与问题相关的内容。" and lines[1].startswith("最接近的内容")
-    assert not answer.found
+    assert answer.text.splitlines() == ["文档中未找到与问题相关的内容。"]
+    assert not answer.found and answer.citations == []
 
 
 def test_the_top_ranked_chunk_leads_and_headings_cover_their_clause() -> None:
@@ -176,33 +175,20 @@ def test_two_documents_that_answer_only_together_are_not_called_not_found() -> N
     assert together.coverage > alone.coverage
 
 
-def test_a_closest_passage_stating_an_amount_is_not_shown_for_an_amount_question() -> None:
-    mats = [mat(0, "研发人员数量（人）为360人，较上年减少2.17%。")]
-    answer = extractive_answer("研发人员的平均年龄是多少岁？", mats, tokenize=tokenize_for_bm25,
-                               missing_subjects=["年龄"])
-    assert answer.text.splitlines() == ["文档中未找到与问题相关的内容。"] and answer.citations == []
-    open_question = extractive_answer("研发人员的平均年龄情况如何？", mats, tokenize=tokenize_for_bm25,
-                                      missing_subjects=["年龄"])
-    assert not open_question.found and "360" in open_question.text  # no amount asked: shown as the closest
-
-
-def test_a_closest_passage_covering_most_of_an_amount_question_is_still_shown() -> None:
-    mats = [mat(0, "报告期内资本开支为11,560万元，主要用于新建产线。")]
-    answer = extractive_answer("报告期内资本开支是多少？", mats, tokenize=tokenize_for_bm25,
-                               missing_subjects=["星河上海"])
-    assert not answer.found and "11,560万元" in answer.text  # it may be the answer the checks could not confirm
-
-
-def test_a_closest_passage_stating_a_percentage_is_not_shown_for_a_rate_question() -> None:
-    mats = [mat(0, "66% IMPROVEMENT IN EMPLOYEE ENGAGEMENT SCORES ACROSS OUR MILLS.")]
-    answer = extractive_answer("What was Kruger's employee turnover rate in 2022?", mats, language="en",
-                               tokenize=tokenize_for_bm25, missing_subjects=["turnover"])
-    assert answer.text.splitlines() == ["Not found in the documents: nothing in them answers this question."]
-    assert answer.citations == []
-    for question in ("What were the employee programmes and the turnover rate?", "How did employee turnover change?"):
-        other = extractive_answer(question, mats, language="en", tokenize=tokenize_for_bm25,
-                                  missing_subjects=["turnover"])
-        assert not other.found and "66%" in other.text  # not one rate asked: shown as the closest
+def test_not_found_shows_no_closest_passage_whatever_it_states() -> None:
+    """Issue 36: "not found" is said with nothing attached; a passage stating another thing's amount (研发人员数量
+    360 for the average age), one that may be the answer the checks could not confirm (资本开支 11,560万元 of
+    another company) and a percentage of another rate are neither quoted nor cited."""
+    cases = [("研发人员的平均年龄是多少岁？", "研发人员数量（人）为360人，较上年减少2.17%。", ["年龄"], "zh"),
+             ("研发人员的平均年龄情况如何？", "研发人员数量（人）为360人，较上年减少2.17%。", ["年龄"], "zh"),
+             ("报告期内资本开支是多少？", "报告期内资本开支为11,560万元，主要用于新建产线。", ["星河上海"], "zh"),
+             ("How did employee turnover change?", "66% IMPROVEMENT IN EMPLOYEE ENGAGEMENT SCORES ACROSS OUR MILLS.",
+              ["turnover"], "en")]
+    for question, text, missing, language in cases:
+        answer = extractive_answer(question, [mat(0, text)], language=language, tokenize=tokenize_for_bm25,
+                                   missing_subjects=missing)
+        assert len(answer.text.splitlines()) == 1 and answer.citations == [], answer.text
+        assert not answer.found
 
 
 @pytest.mark.parametrize(("question", "names"), [
