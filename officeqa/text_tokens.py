@@ -17,7 +17,9 @@ credit an English question word by its stem as well (:func:`stem_term`: "develop
 from __future__ import annotations
 
 import logging
+import re
 import unicodedata
+from collections.abc import Iterator
 from functools import cache, lru_cache
 from typing import Any
 
@@ -52,11 +54,58 @@ def normalise_text(text: str) -> str:
     return to_simplified(unicodedata.normalize("NFKC", text)).lower()
 
 
+#: jieba's own patterns (``jieba.re_han_default``, ``jieba.re_skip_default``, ``jieba.finalseg.re_skip``)
+_JIEBA_BLOCK = re.compile("([\u4E00-\u9FD5a-zA-Z0-9+#&\\._%\\-]+)")
+_JIEBA_SKIP = re.compile("(\r\n|\\s)")
+_JIEBA_LATIN_RUN = re.compile("([a-zA-Z0-9]+(?:\\.\\d+)?%?)")
+_JIEBA_HAN = re.compile("[\u4E00-\u9FD5]")
+#: jieba's dictionary words made only of a block's Latin characters, lower-cased (its dict.txt: c#, c++, AT&T)
+_JIEBA_LATIN_WORDS = ("c#", "c++", "at&t")
+
+
+def _without_dictionary(text: str) -> bool:
+    """Would jieba cut ``text`` (normalised) without consulting its dictionary? Yes when it holds no Chinese
+    character of jieba's range and none of its Latin dictionary words."""
+    return _JIEBA_HAN.search(text) is None and not any(word in text for word in _JIEBA_LATIN_WORDS)
+
+
+def _cut_latin(text: str) -> Iterator[str]:
+    """``jieba.cut_for_search(text)`` for text :func:`_without_dictionary` accepts, without loading jieba.
+
+    Why: jieba's dictionary takes ~1 CPU-second to load and its cut a Python pass per character, while text with
+    no Chinese (an English question, an English report's sentences) never reaches the dictionary: each block of
+    ``[a-zA-Z0-9+#&._%-]`` goes to its HMM fallback, which splits it into runs of letters and digits (a decimal
+    and a percent sign kept on the number), and every other character is its own token, whitespace runs
+    aside; the search mode adds no sub-word (no dictionary 2- or 3-gram can occur). The same steps as jieba's
+    ``Tokenizer.cut``/``__cut_DAG``/``finalseg.cut``; ``tests/unit/officeqa/test_text_tokens_latin.py`` checks the
+    output against jieba's own over real documents."""
+    for block in _JIEBA_BLOCK.split(text):
+        if not block:
+            continue
+        if _JIEBA_BLOCK.match(block):
+            if len(block) == 1:
+                yield block
+            else:
+                yield from (part for part in _JIEBA_LATIN_RUN.split(block) if part)
+            continue
+        for part in _JIEBA_SKIP.split(block):
+            if _JIEBA_SKIP.match(part):
+                yield part
+            else:
+                yield from part
+
+
+def cut_for_search(normalised: str) -> Iterator[str]:
+    """jieba's search-mode cut of already normalised text (:func:`normalise_text`); jieba loads only for text that
+    needs its dictionary."""
+    return _cut_latin(normalised) if _without_dictionary(normalised) else _jieba().cut_for_search(normalised)
+
+
 def tokenize_for_bm25(text: str) -> list[str]:
     """BM25 terms of ``text``, in order, repeats kept (term frequency matters)."""
     stop = stopwords()
     tokens: list[str] = []
-    for token in _jieba().cut_for_search(normalise_text(text)):
+    for token in cut_for_search(normalise_text(text)):
         token = token.strip()
         if token and token not in stop and not _is_punctuation_or_space(token):
             tokens.append(token)
