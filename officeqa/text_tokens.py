@@ -101,8 +101,26 @@ def cut_for_search(normalised: str) -> Iterator[str]:
     return _cut_latin(normalised) if _without_dictionary(normalised) else _jieba().cut_for_search(normalised)
 
 
+#: texts up to this long (a sentence, a question, a heading) have their tokens cached; chunks being indexed do not
+_CACHED_CHARS = 400
+
+
 def tokenize_for_bm25(text: str) -> list[str]:
-    """BM25 terms of ``text``, in order, repeats kept (term frequency matters)."""
+    """BM25 terms of ``text``, in order, repeats kept (term frequency matters).
+
+    A short text's tokens are cached (process-wide, thread-safe): the extractive answers tokenize every sentence of
+    the retrieved chunks for every question, and the questions about one report retrieve many of the same chunks."""
+    if len(text) <= _CACHED_CHARS:
+        return list(_short_tokens(text))
+    return _tokenize(text)
+
+
+@lru_cache(maxsize=32_768)
+def _short_tokens(text: str) -> tuple[str, ...]:
+    return tuple(_tokenize(text))
+
+
+def _tokenize(text: str) -> list[str]:
     stop = stopwords()
     tokens: list[str] = []
     for token in cut_for_search(normalise_text(text)):
