@@ -55,10 +55,10 @@ def normalise_text(text: str) -> str:
 
 
 #: jieba's own patterns (``jieba.re_han_default``, ``jieba.re_skip_default``, ``jieba.finalseg.re_skip``)
-_JIEBA_BLOCK = re.compile("([\u4E00-\u9FD5a-zA-Z0-9+#&\\._%\\-]+)")
+_JIEBA_BLOCK = re.compile("([\u4e00-\u9fd5a-zA-Z0-9+#&\\._%\\-]+)")
 _JIEBA_SKIP = re.compile("(\r\n|\\s)")
 _JIEBA_LATIN_RUN = re.compile("([a-zA-Z0-9]+(?:\\.\\d+)?%?)")
-_JIEBA_HAN = re.compile("[\u4E00-\u9FD5]")
+_JIEBA_HAN = re.compile("[\u4e00-\u9fd5]")
 #: jieba's dictionary words made only of a block's Latin characters, lower-cased (its dict.txt: c#, c++, AT&T)
 _JIEBA_LATIN_WORDS = ("c#", "c++", "at&t")
 
