@@ -186,16 +186,30 @@ def subject_words(text: str) -> list[str]:
 
     Answers use them to notice a question whose subject the documents never mention ("年终奖").
     """
-    from jieba import posseg
-
-    _jieba()
     out: list[str] = []
-    # HMM off: only dictionary words. jieba's HMM invents words across a name and its particle ("矢井田瞳于"
-    # gives "瞳于"), and an invented word that no document spells would make a present subject look missing.
-    for pair in posseg.cut(normalise_text(text), HMM=False):
-        word, flag = pair.word.strip(), pair.flag
-        if flag not in _SUBJECT_FLAGS or word in stopwords() or word in _NOT_SUBJECTS:
+    for word in _tagged_subjects(normalise_text(text)):
+        if word in stopwords() or word in _NOT_SUBJECTS:
             continue
         if (word.isascii() and len(word) >= 4) or (not word.isascii() and len(word) >= 2):
             out.append(word)
     return list(dict.fromkeys(out))
+
+
+_LATIN_RUN = re.compile("[a-zA-Z0-9]+")
+
+
+def _tagged_subjects(normalised: str) -> list[str]:
+    """The words jieba's part-of-speech tagger (HMM off) tags with a subject's flag.
+
+    HMM off: only dictionary words. jieba's HMM invents words across a name and its particle ("矢井田瞳于" gives
+    "瞳于"), and an invented word that no document spells would make a present subject look missing. Text jieba
+    cuts without its dictionary (:func:`_without_dictionary`: an English question) needs no tagger either: every
+    run of ASCII letters and digits is an ``eng`` word and every other character a word of its own (one character:
+    never a subject), the tagger's ``__cut_DAG_NO_HMM`` and ``__cut_internal`` steps, so its ~1 CPU-second load is
+    skipped (``tests/unit/officeqa/test_text_tokens_latin.py`` compares with the tagger)."""
+    if _without_dictionary(normalised):
+        return _LATIN_RUN.findall(normalised)
+    from jieba import posseg
+
+    _jieba()
+    return [pair.word.strip() for pair in posseg.cut(normalised, HMM=False) if pair.flag in _SUBJECT_FLAGS]

@@ -14,7 +14,14 @@ from pathlib import Path
 import pytest
 
 from officeqa import text_tokens
-from officeqa.text_tokens import _cut_latin, _jieba, _without_dictionary, normalise_text
+from officeqa.text_tokens import (
+    _SUBJECT_FLAGS,
+    _cut_latin,
+    _jieba,
+    _tagged_subjects,
+    _without_dictionary,
+    normalise_text,
+)
 
 REPO = Path(__file__).resolve().parents[3]
 EDGE_CASES = [
@@ -46,6 +53,21 @@ def test_the_shortcut_cuts_as_jieba_does(shared_dir: Path) -> None:
         taken += 1
         assert list(_cut_latin(normal)) == list(_jieba().cut_for_search(normal)), normal[:200]
     assert taken > 1000  # the comparison ran over real text, not only the edge cases
+
+
+def test_the_shortcut_tags_subjects_as_jieba_does(shared_dir: Path) -> None:
+    from jieba import posseg
+
+    _jieba()
+    taken = 0
+    for text in _texts(shared_dir):
+        normal = normalise_text(text)
+        if not _without_dictionary(normal):
+            continue
+        taken += 1
+        tagged = [p.word.strip() for p in posseg.cut(normal, HMM=False) if p.flag in _SUBJECT_FLAGS]
+        assert _tagged_subjects(normal) == tagged, normal[:200]
+    assert taken > 1000
 
 
 @pytest.mark.parametrize("text", ["营业收入是多少", "we use c# and c++", "at&t revenue", "研發 spending"])
