@@ -10,6 +10,7 @@ exactly when the document is indexed.
 from __future__ import annotations
 
 import json
+import threading
 import zlib
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -21,6 +22,16 @@ from indexing.reports import attach_report_facts
 from officeqa.domain import ParsedDocument
 
 _CACHE_DOCUMENTS = 16
+#: Parsed documents decoded in this process, shared by every handle and thread: (doc id, stored bytes' CRC and
+#: length) -> document. Why process-wide: each answer thread of the server holds its own handle, and decoding a
+#: report's stored form (zlib + JSON + blocks) costs tens of milliseconds; eight threads decoded every report
+#: eight times after each start or write. Keyed by the stored bytes as well, so a form stored again (a re-index
+#: under other settings, here or in another process) is decoded afresh.
+_SHARED_DOCUMENTS = 32
+_shared: OrderedDict[tuple[str, int, int], ParsedDocument] = OrderedDict()
+_shared_lock = threading.Lock()
+#: stored forms decoded in this process (tests count them)
+decoded = 0
 
 
 class DocumentStore:
@@ -48,7 +59,7 @@ class DocumentStore:
         data = self.registry.get_parsed(doc_id)
         if data is None:
             return None
-        document = ParsedDocument.from_dict(json.loads(zlib.decompress(data).decode("utf-8", "surrogatepass")))
+        document = _decoded(doc_id, data)
         self._cache[doc_id] = document
         while len(self._cache) > _CACHE_DOCUMENTS:
             self._cache.popitem(last=False)
@@ -87,6 +98,24 @@ class DocumentStore:
                 self.registry.put_parsed(doc_id, data, json.dumps(profile.to_dict()))
             count += 1
         return count
+
+
+def _decoded(doc_id: str, data: bytes) -> ParsedDocument:
+    """The document stored as ``data``, decoded once per process (see ``_shared``); decoding holds the lock (it
+    holds the interpreter anyway), so threads asking for one document together decode it once."""
+    global decoded
+    key = (doc_id, zlib.crc32(data), len(data))
+    with _shared_lock:
+        document = _shared.get(key)
+        if document is not None:
+            _shared.move_to_end(key)
+            return document
+        document = ParsedDocument.from_dict(json.loads(zlib.decompress(data).decode("utf-8", "surrogatepass")))
+        decoded += 1
+        _shared[key] = document
+        while len(_shared) > _SHARED_DOCUMENTS:
+            _shared.popitem(last=False)
+        return document
 
 
 __all__ = ["DocumentStore"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -40,6 +41,10 @@ CHROMA_FIX = (
     "(or `officeqa reindex` to re-parse every file)"
 )
 T = TypeVar("T")
+#: Chroma's process-wide client cache is not safe to fill from two threads at once: answer threads opening their
+#: first service together failed with "'RustBindingsAPI' object has no attribute 'bindings'" (50 concurrent
+#: clients on a fresh server). Connecting and reconnecting are serialised; queries are not.
+_CONNECT_LOCK = threading.RLock()
 
 
 def chunk_metadata(chunk: Chunk, path: str, file_type: str) -> dict[str, Any]:
@@ -125,7 +130,8 @@ class VectorStore:
             )
             self._max_batch = max(1, int(self._client.get_max_batch_size()))
 
-        self._guard(connect)
+        with _CONNECT_LOCK:
+            self._guard(connect)
 
     def reopen(self) -> None:
         """Drop this process's cached Chroma system for the path and connect again.
@@ -135,9 +141,10 @@ class VectorStore:
         """
         from chromadb.api.shared_system_client import SharedSystemClient
 
-        SharedSystemClient._identifier_to_system.pop(str(self.path), None)
-        SharedSystemClient._identifier_to_refcount.pop(str(self.path), None)
-        self._open()
+        with _CONNECT_LOCK:
+            SharedSystemClient._identifier_to_system.pop(str(self.path), None)
+            SharedSystemClient._identifier_to_refcount.pop(str(self.path), None)
+            self._open()
 
     def _guard(self, call: Callable[..., T]) -> T:
         """Run a Chroma call; its internal errors (a damaged file) become one StoreDamaged line."""

@@ -17,7 +17,9 @@ credit an English question word by its stem as well (:func:`stem_term`: "develop
 from __future__ import annotations
 
 import logging
+import re
 import unicodedata
+from collections.abc import Iterator
 from functools import cache, lru_cache
 from typing import Any
 
@@ -52,11 +54,76 @@ def normalise_text(text: str) -> str:
     return to_simplified(unicodedata.normalize("NFKC", text)).lower()
 
 
+#: jieba's own patterns (``jieba.re_han_default``, ``jieba.re_skip_default``, ``jieba.finalseg.re_skip``)
+_JIEBA_BLOCK = re.compile("([\u4e00-\u9fd5a-zA-Z0-9+#&\\._%\\-]+)")
+_JIEBA_SKIP = re.compile("(\r\n|\\s)")
+_JIEBA_LATIN_RUN = re.compile("([a-zA-Z0-9]+(?:\\.\\d+)?%?)")
+_JIEBA_HAN = re.compile("[\u4e00-\u9fd5]")
+#: jieba's dictionary words made only of a block's Latin characters, lower-cased (its dict.txt: c#, c++, AT&T)
+_JIEBA_LATIN_WORDS = ("c#", "c++", "at&t")
+
+
+def _without_dictionary(text: str) -> bool:
+    """Would jieba cut ``text`` (normalised) without consulting its dictionary? Yes when it holds no Chinese
+    character of jieba's range and none of its Latin dictionary words."""
+    return _JIEBA_HAN.search(text) is None and not any(word in text for word in _JIEBA_LATIN_WORDS)
+
+
+def _cut_latin(text: str) -> Iterator[str]:
+    """``jieba.cut_for_search(text)`` for text :func:`_without_dictionary` accepts, without loading jieba.
+
+    Why: jieba's dictionary takes ~1 CPU-second to load and its cut a Python pass per character, while text with
+    no Chinese (an English question, an English report's sentences) never reaches the dictionary: each block of
+    ``[a-zA-Z0-9+#&._%-]`` goes to its HMM fallback, which splits it into runs of letters and digits (a decimal
+    and a percent sign kept on the number), and every other character is its own token, whitespace runs
+    aside; the search mode adds no sub-word (no dictionary 2- or 3-gram can occur). The same steps as jieba's
+    ``Tokenizer.cut``/``__cut_DAG``/``finalseg.cut``; ``tests/unit/officeqa/test_text_tokens_latin.py`` checks the
+    output against jieba's own over real documents."""
+    for block in _JIEBA_BLOCK.split(text):
+        if not block:
+            continue
+        if _JIEBA_BLOCK.match(block):
+            if len(block) == 1:
+                yield block
+            else:
+                yield from (part for part in _JIEBA_LATIN_RUN.split(block) if part)
+            continue
+        for part in _JIEBA_SKIP.split(block):
+            if _JIEBA_SKIP.match(part):
+                yield part
+            else:
+                yield from part
+
+
+def cut_for_search(normalised: str) -> Iterator[str]:
+    """jieba's search-mode cut of already normalised text (:func:`normalise_text`); jieba loads only for text that
+    needs its dictionary."""
+    return _cut_latin(normalised) if _without_dictionary(normalised) else _jieba().cut_for_search(normalised)
+
+
+#: texts up to this long (a sentence, a question, a heading) have their tokens cached; chunks being indexed do not
+_CACHED_CHARS = 400
+
+
 def tokenize_for_bm25(text: str) -> list[str]:
-    """BM25 terms of ``text``, in order, repeats kept (term frequency matters)."""
+    """BM25 terms of ``text``, in order, repeats kept (term frequency matters).
+
+    A short text's tokens are cached (process-wide, thread-safe): the extractive answers tokenize every sentence of
+    the retrieved chunks for every question, and the questions about one report retrieve many of the same chunks."""
+    if len(text) <= _CACHED_CHARS:
+        return list(_short_tokens(text))
+    return _tokenize(text)
+
+
+@lru_cache(maxsize=32_768)
+def _short_tokens(text: str) -> tuple[str, ...]:
+    return tuple(_tokenize(text))
+
+
+def _tokenize(text: str) -> list[str]:
     stop = stopwords()
     tokens: list[str] = []
-    for token in _jieba().cut_for_search(normalise_text(text)):
+    for token in cut_for_search(normalise_text(text)):
         token = token.strip()
         if token and token not in stop and not _is_punctuation_or_space(token):
             tokens.append(token)
@@ -119,16 +186,30 @@ def subject_words(text: str) -> list[str]:
 
     Answers use them to notice a question whose subject the documents never mention ("年终奖").
     """
-    from jieba import posseg
-
-    _jieba()
     out: list[str] = []
-    # HMM off: only dictionary words. jieba's HMM invents words across a name and its particle ("矢井田瞳于"
-    # gives "瞳于"), and an invented word that no document spells would make a present subject look missing.
-    for pair in posseg.cut(normalise_text(text), HMM=False):
-        word, flag = pair.word.strip(), pair.flag
-        if flag not in _SUBJECT_FLAGS or word in stopwords() or word in _NOT_SUBJECTS:
+    for word in _tagged_subjects(normalise_text(text)):
+        if word in stopwords() or word in _NOT_SUBJECTS:
             continue
         if (word.isascii() and len(word) >= 4) or (not word.isascii() and len(word) >= 2):
             out.append(word)
     return list(dict.fromkeys(out))
+
+
+_LATIN_RUN = re.compile("[a-zA-Z0-9]+")
+
+
+def _tagged_subjects(normalised: str) -> list[str]:
+    """The words jieba's part-of-speech tagger (HMM off) tags with a subject's flag.
+
+    HMM off: only dictionary words. jieba's HMM invents words across a name and its particle ("矢井田瞳于" gives
+    "瞳于"), and an invented word that no document spells would make a present subject look missing. Text jieba
+    cuts without its dictionary (:func:`_without_dictionary`: an English question) needs no tagger either: every
+    run of ASCII letters and digits is an ``eng`` word and every other character a word of its own (one character:
+    never a subject), the tagger's ``__cut_DAG_NO_HMM`` and ``__cut_internal`` steps, so its ~1 CPU-second load is
+    skipped (``tests/unit/officeqa/test_text_tokens_latin.py`` compares with the tagger)."""
+    if _without_dictionary(normalised):
+        return _LATIN_RUN.findall(normalised)
+    from jieba import posseg
+
+    _jieba()
+    return [pair.word.strip() for pair in posseg.cut(normalised, HMM=False) if pair.flag in _SUBJECT_FLAGS]

