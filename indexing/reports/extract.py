@@ -18,7 +18,7 @@ from typing import Any
 from indexing.reports.currency import report_currency
 from indexing.reports.labels import clean_label
 from indexing.reports.profile import is_report, report_profile
-from indexing.reports.statements import closes_notes, opens_notes, table_role
+from indexing.reports.statements import closes_notes, opens_notes, parent_table, table_role
 from indexing.reports.tables import RowFact, table_facts
 from indexing.reports.text_tables import data_rows, fit_columns, header_periods, split_rows
 from indexing.reports.units import scale_of, table_unit
@@ -36,7 +36,6 @@ _CONTENTS = re.compile(r"^\s*(?:目\s*录|table\s+of\s+contents|contents)\s*$", 
 #: Per-share amounts are in currency units whatever scale the table's caption gives ("in thousands, except
 #: per share data"): "Basic earnings (loss) per share (dollars) (1.03)" is $1.03, not 1.03 thousand.
 _PER_SHARE = re.compile(r"per\s*(?:common\s*|ordinary\s*)?share|每股", re.IGNORECASE)
-_PARENT = re.compile(r"母公司(?!所有者|股东)|parent company|non-consolidated", re.IGNORECASE)
 
 
 def _row_unit(label: str, unit: str | None) -> str | None:
@@ -164,7 +163,7 @@ def extract_report(document: ParsedDocument) -> dict[str, Any] | None:
                 "page_end": block.meta.get("page_end"),
                 "unit": unit,
                 "currency": currency,
-                "parent_company": bool(_PARENT.search(f"{caption} {section}")),
+                "parent_company": parent_table(caption, section),
                 "role": table_role(caption, section, in_notes),
                 "rows": rows,
             }
@@ -223,7 +222,7 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
                 "page_end": None,
                 "unit": unit,
                 "currency": currency,
-                "parent_company": False,
+                "parent_company": parent_table(caption or section, section),
                 "role": table_role(caption or section, section, in_notes),
                 "rows": [],
                 "text": True,

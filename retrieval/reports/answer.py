@@ -27,7 +27,7 @@ from retrieval.reports.lookup import Match, best_matches, names_table, role_rank
 from retrieval.reports.metrics import canonical_of
 from retrieval.reports.pick import Cited, ReportAnswer, cite, column_filter, for_year, rank, residual, target_year
 from retrieval.reports.prose import prose_count, prose_dividend
-from retrieval.reports.question import Ask, read_question
+from retrieval.reports.question import Ask, read_question, without_dates
 from retrieval.reports.refusals import currency_refusal, near
 from retrieval.reports.render import convert, format_amount, with_unit
 
@@ -50,7 +50,7 @@ def _fold(text: str) -> str:
 
 def _plain(question: str, report: Report) -> str:
     """The question folded, without the entity's names, years and short parentheticals ("(KPLP)")."""
-    text = _fold(question)
+    text = _fold(without_dates(question))
     for alias in aliases(report):
         text = text.replace(alias, " ")
     text = re.sub(r"(19[89]\d|20[0-4]\d)\s*(年|財年)?", " ", text)

@@ -10,7 +10,7 @@ from typing import Any
 from indexing.reports.currency import iso_currency
 from indexing.reports.labels import label_key
 from indexing.reports.periods import Period
-from indexing.reports.statements import table_role
+from indexing.reports.statements import parent_column, parent_table, table_role
 
 __all__ = ["Fact", "Report", "load_report"]
 
@@ -81,6 +81,13 @@ def _role(table: Mapping[str, Any]) -> str | None:
     return table_role(str(table.get("caption", "")), str(table.get("section", "")), False)
 
 
+def _parent(table: Mapping[str, Any], column: str) -> bool:
+    """Whether a fact is the parent company's: its table is the company's own statement (stored, or read again from
+    the caption for facts stored before that reading), or its column header names the company beside the group."""
+    caption, section = str(table.get("caption", "")), str(table.get("section", ""))
+    return bool(table.get("parent_company")) or parent_table(caption, section) or parent_column(column)
+
+
 def load_report(
     path: str, name: str, data: Mapping[str, Any], text: str = "", pages: tuple[tuple[int | None, str], ...] = ()
 ) -> Report:
@@ -105,7 +112,7 @@ def load_report(
                 page=raw.get("page"),
                 caption=table.get("caption", ""),
                 section=table.get("section", ""),
-                parent_company=bool(table.get("parent_company")),
+                parent_company=_parent(table, raw.get("column", "")),
                 row=rows[raw["r"]] if raw.get("r", -1) < len(rows) else "",
                 table=int(raw.get("t", 0)),
                 from_text=bool(table.get("text")),

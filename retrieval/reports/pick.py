@@ -199,6 +199,19 @@ _STOP_EN = {
     "period",
     "listed",
     "yearend",
+    # "the Group" is what UK and Australian reports call the consolidated company; a balance's "carrying value" is
+    # the amount the statement prints
+    "group",
+    "groups",
+    "carrying",
+    "parent",  # "the parent company's": the table to prefer (Ask.parent_company), not a metric word
+    # the period words of "in the fourth quarter", "full-year 2022": read by read_question, not metric words
+    "quarter",
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "full",
 }
 
 

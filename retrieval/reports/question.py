@@ -11,7 +11,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-__all__ = ["Ask", "read_question"]
+__all__ = ["Ask", "read_question", "without_dates"]
 
 _YEAR = re.compile(r"(?<!\d)(19[89]\d|20[0-4]\d)(?!\d)")
 _FY = re.compile(r"(?<![a-z])fy\s*'?(\d{4}|[0-4]\d)(?!\d)", re.IGNORECASE)
@@ -29,9 +29,21 @@ _LOWEST = re.compile(r"哪一年最低|哪年最低|which\s+year\s+was\s+(?:the\
 _QUARTERS_SUM = re.compile(
     r"四个季度.{0,6}(?:合计|之和|加总|总和)|(?:sum|total)\s+of\s+the\s+four\s+quarters", re.IGNORECASE
 )
-_QUARTER = re.compile(r"第([一二三四1-4])季度|(?<![a-z])q([1-4])(?![0-9])", re.IGNORECASE)
+_QUARTER = re.compile(
+    r"第([一二三四1-4])季度|(?<![a-z])q([1-4])(?![0-9])|\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter",
+    re.IGNORECASE,
+)
+_ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+_MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december|(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?)"
+#: A day and month in either order ("30 June", "June 30,", "31st March"): the end of a period, not a metric word.
+_DAY_MONTH = rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b),?"
+_DATE_PHRASE = re.compile(
+    rf"(?:\b(?:as\s+(?:at|of)|at|on|to|ended|ending|end(?:ed)?\s+of)\s+)?{_DAY_MONTH}", re.IGNORECASE
+)
 _END = re.compile(
-    r"年末|期末|年底|报告期末|截至.{0,12}末|at\s+(?:december|dec\.?)\s+31|as\s+at|as\s+of|year[- ]end", re.IGNORECASE
+    rf"年末|期末|年底|报告期末|截至.{{0,12}}末|\b(?:as\s+)?at\s+{_DAY_MONTH}|\bas\s+at|\bas\s+of|year[- ]end|"
+    r"\bat\s+the\s+end\s+of\b|\bclos(?:e|ing)\s+of\s+(?:the\s+)?(?:financial\s+|fiscal\s+)?year",
+    re.IGNORECASE,
 )
 _PRIOR = re.compile(r"上年|上一年|去年|上期|上年同期|prior\s+year|previous\s+year|last\s+year", re.IGNORECASE)
 _START = re.compile(r"年初|期初")
@@ -70,7 +82,7 @@ def read_question(question: str) -> Ask:
     quarter = None
     if quarter_match:
         digit = quarter_match.group(1) or quarter_match.group(2)
-        quarter = _CN_DIGIT.get(digit) or int(digit)
+        quarter = _ORDINAL[quarter_match.group(3).lower()] if quarter_match.group(3) else _CN_DIGIT.get(digit) or int(digit)
     unit_match = _UNIT.search(text)
     unit = None
     if unit_match:
@@ -89,6 +101,13 @@ def read_question(question: str) -> Ask:
         english=not re.search(r"[\u4e00-\u9fff]", text),
         currency=_currency(text),
     )
+
+
+def without_dates(text: str) -> str:
+    """The question without its day-and-month phrases ("at 31 December", "for the year to 30 June", "as of
+    June 30,"): they name the period, which :func:`read_question` reads, and left in they match a row printed
+    as a date ("At 31 December 2022" of a movement table) as if it were the metric."""
+    return _DATE_PHRASE.sub(" ", unicodedata.normalize("NFKC", text))
 
 
 def _years(text: str) -> tuple[int, ...]:

@@ -1,0 +1,128 @@
+"""UK, Australian and Canadian report layouts (no model): a group's statements followed by the company's own, group
+and company columns side by side, a fiscal year ending 30 June, quarter columns beside the year's, "£'000" headers,
+and questions that name a period by its day and month ("at 31 December 2022", "the year to 30 June 2022")."""
+
+from __future__ import annotations
+
+from report_blocks import heading, para, report_of
+
+from indexing.reports.statements import parent_column, parent_table
+from officeqa.domain import Block, BlockType, ParsedDocument
+from retrieval.reports.answer import answer_from_facts
+from retrieval.reports.facts import Report
+from retrieval.reports.question import read_question, without_dates
+
+
+def _table(header: list[list[str]], rows: list[list[str]], page: int) -> Block:
+    return Block(BlockType.TABLE, header_rows=header, rows=rows, page=page)
+
+
+def _cover(name: str) -> list[Block]:
+    return [
+        Block(BlockType.HEADING, text=f"{name} Annual Report 2022", level=1, page=1),
+        para(f"{name} annual report and financial statements for the year ended 31 December 2022", 1),
+    ]
+
+
+def _uk() -> ParsedDocument:
+    """A UK plc: the group's statement of financial position, a note whose movement rows are dates, and the
+    company's own statement after the group's (same row labels, other amounts)."""
+    pounds = [["", "Note", "2022 £'000", "2021 £'000"]]
+    blocks = [
+        *_cover("Kestrel Mining plc"),
+        heading("Consolidated Statement of Financial Position At 31 December 2022", 20),
+        _table(pounds, [["Exploration assets", "10", "5,483", "4,727"], ["Total assets", "", "7,241", "5,901"],
+                        ["Total equity", "", "7,164", "5,822"]], 20),  # fmt: skip
+        heading("Company Statement of Financial Position At 31 December 2022", 21),
+        _table(pounds, [["Investments in subsidiaries", "", "6,100", "5,000"], ["Total assets", "", "6,971", "5,896"],
+                        ["Total equity", "", "6,900", "5,839"]], 21),  # fmt: skip
+        heading("Notes to the consolidated financial statements", 25),
+        heading("10. Exploration assets", 26),
+        _table(pounds, [["At 1 January", "", "4,727", "4,100"], ["Additions", "", "756", "627"],
+                        ["At 31 December", "", "5,483", "4,727"]], 26),  # fmt: skip
+    ]
+    return ParsedDocument(path="/kb/kestrel.pdf", file_type="pdf", blocks=blocks)
+
+
+def _au() -> ParsedDocument:
+    """An Australian company: fiscal year ended 30 June, consolidated and parent columns side by side."""
+    blocks = [
+        Block(BlockType.HEADING, text="Wattle Resources Limited Annual Report 30 June 2022", level=1, page=1),
+        para("Wattle Resources Limited annual report for the financial year ended 30 June 2022 (ASX: WTL)", 1),
+        heading("Statement of financial position As at 30 June 2022", 30),
+        _table(
+            [["", "Note", "Consolidated", "", "Parent", ""], ["", "", "2022 $", "2021 $", "2022 $", "2021 $"]],
+            [["Cash and cash equivalents", "7", "1,046,000", "886,000", "12,000", "9,000"],
+             ["Total assets", "", "7,710,615", "8,818,186", "5,100,000", "5,200,000"],
+             ["Net assets", "", "7,315,553", "8,554,572", "5,000,000", "5,100,000"]],
+            30,
+        ),  # fmt: skip
+        heading("Statement of financial position (group and company)", 31),
+        _table(
+            [["", "Group 2022 $", "Group 2021 $", "Company 2022 $", "Company 2021 $"]],
+            [["Trade payables", "77,000", "79,000", "1,000", "2,000"]],
+            31,
+        ),
+    ]
+    return ParsedDocument(path="/kb/wattle.pdf", file_type="pdf", blocks=blocks)
+
+
+def _ca() -> ParsedDocument:
+    """A Canadian MD&A table: the fourth quarter's columns beside the year's, in C$ thousands."""
+    blocks = [
+        *_cover("Maple Coffee Inc."),
+        heading("Selected financial information", 8),
+        para("(in $000s except per share amounts)", 8),
+        _table(
+            [["", "Q4 2022", "Q4 2021", "2022", "2021"]],
+            [["Revenue", "46,151", "33,700", "176,935", "125,076"], ["Net income (loss)", "(254)", "241", "2,387", "496"]],
+            8,
+        ),
+    ]
+    return ParsedDocument(path="/kb/maple.pdf", file_type="pdf", blocks=blocks)
+
+
+def _ask(question: str, report: Report) -> tuple[str | None, str | None, list[int | None]]:
+    answer = answer_from_facts(question, [report], "en")
+    assert answer is not None and answer.kind == "figure", question
+    return answer.value, answer.unit, [c.page for c in answer.citations]
+
+
+def test_a_day_and_month_in_the_question_is_a_period_not_a_row_printed_as_a_date() -> None:
+    assert without_dates("total assets at 31 December 2022?").split() == ["total", "assets", "2022?"]
+    assert read_question("net assets at 30 June 2021?").year_end and read_question("as at 31 March 2022").year_end
+    assert read_question("equity at the end of 2022").year_end
+    kestrel = report_of(_uk(), "kestrel.pdf")
+    # the note's "At 31 December" row must not be taken for the metric: the statement's Total assets answers
+    assert _ask("What were Kestrel Mining's total assets at 31 December 2022?", kestrel)[:2] == ("7241", "thousands")
+    assert _ask("What was Kestrel Mining's group total equity at 31 December 2021?", kestrel)[0] == "5822"
+
+
+def test_the_company_statement_after_the_groups_answers_only_a_parent_company_question() -> None:
+    assert parent_table("Company Statement of Financial Position At 31 December 2022", "")
+    assert not parent_table("Consolidated Statement of Financial Position", "")
+    assert not parent_table("Consolidated and Company statements of financial position", "")
+    kestrel = report_of(_uk(), "kestrel.pdf")
+    value, _unit, pages = _ask("What were Kestrel Mining's total assets at 31 December 2022?", kestrel)
+    assert value == "7241" and pages[0] == 20  # the company's 6,971 is named as the parent figure, not answered
+    assert _ask("What were Kestrel Mining's parent company total assets in 2022?", kestrel)[0] == "6971"
+
+
+def test_group_and_company_columns_side_by_side_are_told_apart_by_their_headers() -> None:
+    assert parent_column("Company 2022 $") and parent_column("Parent 2022 $")
+    assert not parent_column("Group 2022 $") and not parent_column("Consolidated 2022 $") and not parent_column("2022")
+    wattle = report_of(_au(), "wattle.pdf")
+    assert _ask("What were Wattle Resources' total assets at 30 June 2022?", wattle)[0] == "7710615"
+    assert _ask("What were Wattle Resources' net assets at 30 June 2021?", wattle)[0] == "8554572"
+    assert _ask("What were Wattle Resources' parent company net assets at 30 June 2022?", wattle)[0] == "5000000"
+    assert _ask("What were Wattle Resources' trade payables in FY2022?", wattle)[0] == "77000"
+
+
+def test_quarter_columns_beside_the_years_answer_only_a_quarter_question() -> None:
+    maple = report_of(_ca(), "maple.pdf")
+    assert _ask("What was Maple Coffee's revenue for the year ended December 31, 2022?", maple)[:2] == (
+        "176935",
+        "thousands",
+    )
+    assert _ask("What was Maple Coffee's net income (loss) in the fourth quarter of 2022?", maple)[0] == "-254"
+    assert _ask("What was Maple Coffee's net income for full-year 2022?", maple)[0] == "2387"
