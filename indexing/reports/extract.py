@@ -87,6 +87,14 @@ def _sub_heading(text: str, current: dict[str, Any] | None) -> bool:
     )
 
 
+def _row_heading(text: str, columns: list[Any] | None, noted: bool) -> bool:
+    """A line set as a heading that is a row of the open text table ("(Loss)/Profit before income tax (1,239,019)
+    1,260,803" printed bold): its figures fit the table's columns, so the statement goes on under it."""
+    if columns is None:
+        return False
+    return any(fit_columns(columns, len(_without_note(cells, columns, noted))) for _label, cells in split_rows(text))
+
+
 def _unit_cells(block: Any) -> list[str]:
     """The table's own header cells and the label of its first rows: a statement prints its unit there as
     often as above it ("December 31, | (Dollars in thousands, except per share data) | 2022 | 2021")."""
@@ -200,7 +208,7 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
         if block.type == BlockType.HEADING and _sub_heading(text, current):
             group = text.rstrip(":")  # "ASSETS", "LIABILITIES AND STOCKHOLDERS' EQUITY": the statement goes on
             continue
-        if block.type == BlockType.HEADING and header_periods(text) is None:
+        if block.type == BlockType.HEADING and header_periods(text) is None and not _row_heading(text, columns, noted):
             section, columns, current, group = text, None, None, None
             recent = []
             in_notes = opens_notes(section) or (in_notes and not closes_notes(section))

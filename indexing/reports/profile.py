@@ -30,7 +30,10 @@ __all__ = ["is_report", "report_profile"]
 _COVER_PAGES = 3
 _REPORT = re.compile(
     r"年度报告|年报|半年度报告|季度报告|annual\s+report|form\s+10-k|annual\s+information\s+form|"
-    r"management'?s\s+discussion\s+and\s+analysis|consolidated\s+financial\s+statements",
+    r"management'?s\s+discussion\s+and\s+analysis|consolidated\s+financial\s+statements|"
+    # Australian "Financial Report 30 June 2022", UK "Report and Accounts" / "Strategic Report" / "Directors' Report"
+    r"financial\s+report|report\s+and\s+(?:financial\s+statements|accounts)|annual\s+accounts|strategic\s+report|"
+    r"directors['’]?\s+report",
     re.IGNORECASE,
 )
 _KINDS = {

@@ -49,13 +49,14 @@ def _fold(text: str) -> str:
 
 
 def _plain(question: str, report: Report) -> str:
-    """The question folded, without the entity's names, years and short parentheticals ("(KPLP)")."""
-    text = _fold(without_dates(question))
+    """The question folded, without the entity's names, years and short parentheticals ("(KPLP)"); a parenthetical
+    word in lower case is kept: "total (loss)/income" names the row "Total (loss)/income"."""
+    text = _fold(re.sub(r"\((?![a-z]+\))[^)]{1,8}\)", " ", without_dates(question)))
     for alias in aliases(report):
         text = text.replace(alias, " ")
     text = re.sub(r"(19[89]\d|20[0-4]\d)\s*(年|財年)?", " ", text)
     text = re.sub(r"(?<![a-z])fy\s*'?\d{2}(?!\d)", " ", text)  # "FY22": a year, not a metric word
-    return re.sub(r"\([^)]{1,8}\)", " ", text)
+    return re.sub(r"\(\s*\)", " ", text)
 
 
 def _question_key(question: str, report: Report) -> str:

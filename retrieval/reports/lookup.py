@@ -70,7 +70,14 @@ def column_term(column: str) -> str:
     return label_key(_COLUMN_NOISE.sub("", column))
 
 
+#: Labels that name no metric of their own: a table's "Total" row is the total of whatever the table lists (a note's
+#: auditors' fees), so a question's "total" never matches it alone.
+_NAMELESS = frozenset({"total", "totals", "subtotal", "合计", "总计", "小计", "net", "balance", "other", "其他"})
+
+
 def _label_score(key: str, label: str, question_key: str, found_aliases: Sequence[tuple[str, str]]) -> tuple[int, str]:
+    if key in _NAMELESS:
+        return 0, key
     if len(key) >= 2 and key in question_key:
         return len(key) + 1, key  # the label as printed beats a synonym of the same length
     bare = key.replace("的", "")
@@ -96,18 +103,47 @@ def _stem(word: str) -> str:
     return word
 
 
+#: Words a long label may carry that the question leaves out without asking another figure: "Net cash used in
+#: operating activities" asked as "cash used in operating activities", "Profit attributable to owners of the
+#: Company" asked as "profit attributable to owners". Only from labels of four words or more.
+_QUALIFIERS = frozenset({"net", "company", "group", "parent", "entity", "consolidated"})
+_LONG_LABEL = 4
+
+
+def _variants(word: str) -> tuple[str, ...]:
+    """The forms of a label word a question may print: itself, its stem, and without a final "d" / "s" ("used" asked
+    as "use", "activities" as "activity")."""
+    forms = [word, _stem(word)]
+    if word.endswith(("d", "s")) and len(word) >= 4:
+        forms.append(word[:-1])
+    if word.endswith("ies") and len(word) >= 6:
+        forms.append(word[:-3] + "y")
+    return tuple(forms)
+
+
 def _token_score(label: str, question_key: str) -> int:
     """An English label whose every word the question holds, in any order and with words between ("Total
     assets" in "total consolidated assets", "Cash and cash equivalents, end of year" asked as "cash at the end
     of the year"): scored below a label printed as one run in the question. Words the question holds beyond
-    the label still go to the residual check, so "net interest income" never takes a "Net income" row."""
+    the label still go to the residual check, so "net interest income" never takes a "Net income" row. A sign
+    word in parentheses ("Basic and diluted (losses)/earnings per share", "Net income (loss)") and a qualifier of a
+    long label (``_QUALIFIERS``) may be left out."""
     if re.search(r"[\u4e00-\u9fff]", label):
         return 0
     folded = unicodedata.normalize("NFKC", label).lower()
+    optional = set(re.findall(r"[a-z]{2,}", " ".join(re.findall(r"\(([^)]*)\)", folded))))
     words = [w for w in re.findall(r"[a-z]{2,}", folded) if w not in _LABEL_FILLERS]
-    if len(words) < 2 or not all(_stem(w) in question_key for w in words):
+    if len(words) >= _LONG_LABEL:
+        optional |= _QUALIFIERS
+    held = [w for w in words if any(v in question_key for v in _variants(w))]
+    for group in re.findall(r"[a-z()]+(?:\s*/\s*[a-z()]+)+", folded):  # "(Loss)/Profit": either word names it
+        alternatives = re.findall(r"[a-z]{2,}", group)
+        if any(w in held for w in alternatives):
+            optional.update(alternatives)
+    missing = [w for w in words if w not in held]
+    if len(held) < 2 or any(w not in optional for w in missing):
         return 0
-    return sum(len(w) for w in words) - 1
+    return sum(len(w) for w in held) - 1
 
 
 _GENERIC = {"financial", "information", "total", "the", "and", "for", "reconciliation", "other", "segment"}

@@ -126,3 +126,45 @@ def test_quarter_columns_beside_the_years_answer_only_a_quarter_question() -> No
     )
     assert _ask("What was Maple Coffee's net income (loss) in the fourth quarter of 2022?", maple)[0] == "-254"
     assert _ask("What was Maple Coffee's net income for full-year 2022?", maple)[0] == "2387"
+
+
+def _au_text() -> ParsedDocument:
+    """An Australian "Financial Report 30 June 2022" whose statements came out of the PDF as paragraphs: a row set
+    in bold as a heading, a "Cents Cents" unit line, and a note whose bare "Total" row sums the auditors' fees."""
+    blocks = [
+        Block(BlockType.HEADING, text="FINANCIAL REPORT 30 JUNE 2022", level=1, page=1),
+        para("Bunyip Investments Limited ACN 614 854 045", 1),
+        para("Statement of profit or loss and other comprehensive income For the year ended 30 June 2022", 15),
+        heading("Note 2022 2021 $ $", 15),
+        para("Other revenue 5 139,268 125,879 Total (loss)/income (171,254) 2,144,699", 15),
+        heading("(Loss)/Profit before income tax (1,239,019) 1,260,803", 15),
+        heading("Cents Cents", 15),
+        para("Basic and diluted (losses)/earnings per share 17 (5.13) 5.22", 15),
+        para("Statement of cash flows For the year ended 30 June 2022", 17),
+        heading("Note 2022 2021 $ $", 17),
+        para("Net cash used in operating activities 21 (675,963) (5,530,261)", 17),
+        heading("Note 16. Remuneration of auditors", 32),
+        heading("2022 2021", 32),
+        para("Audit of the financial statements 53,750 52,500 Total 53,750 52,500", 32),
+    ]
+    return ParsedDocument(path="/kb/bunyip.pdf", file_type="pdf", blocks=blocks)
+
+
+def test_an_australian_financial_report_is_a_report_and_its_text_statement_runs_past_bold_rows() -> None:
+    bunyip = report_of(_au_text(), "bunyip.pdf")
+    value, _unit, pages = _ask("What was Bunyip Investments' loss before income tax for FY2022?", bunyip)
+    assert (value, pages) == ("-1239019", [15])
+    # the per-share row after the bold row and the "Cents Cents" line is still the statement's
+    assert _ask("What were the basic and diluted earnings per share of Bunyip Investments for FY2022?", bunyip)[0] == (
+        "-5.13"
+    )
+
+
+def test_a_bare_total_row_names_no_metric_and_parenthesised_sign_words_are_optional() -> None:
+    bunyip = report_of(_au_text(), "bunyip.pdf")
+    # "total (loss)/income" is the statement's row, never the auditors' note "Total"
+    assert _ask("What was Bunyip Investments' total (loss)/income for FY2022?", bunyip)[0] == "-171254"
+    assert answer_from_facts("What was Bunyip Investments' total for FY2022?", [bunyip], "en") is None
+    # "Net" of a long label may be left out; "use" is the label's "used"
+    question = "How much cash did Bunyip Investments use in operating activities in the year to 30 June 2022?"
+    assert _ask(question, bunyip)[0] == "-675963"
