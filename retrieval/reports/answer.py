@@ -56,6 +56,8 @@ def _plain(question: str, report: Report) -> str:
         text = text.replace(alias, " ")
     text = re.sub(r"(19[89]\d|20[0-4]\d)\s*(年|財年)?", " ", text)
     text = re.sub(r"(?<![a-z])fy\s*'?\d{2}(?!\d)", " ", text)  # "FY22": a year, not a metric word
+    # "profit was attributable to", "cash was used in": the copula is no part of the row's name
+    text = re.sub(r"\b(?:is|was|were|are)\s+(?=attributable|used|generated|provided|paid|received)", "", text)
     return re.sub(r"\(\s*\)", " ", text)
 
 

@@ -105,8 +105,9 @@ def _stem(word: str) -> str:
 
 #: Words a long label may carry that the question leaves out without asking another figure: "Net cash used in
 #: operating activities" asked as "cash used in operating activities", "Profit attributable to owners of the
-#: Company" asked as "profit attributable to owners". Only from labels of four words or more.
-_QUALIFIERS = frozenset({"net", "company", "group", "parent", "entity", "consolidated"})
+#: Company" asked as "profit attributable to owners", "Profit after income tax for the year" as "profit after
+#: income tax". Only from labels of four words or more.
+_QUALIFIERS = frozenset({"net", "company", "group", "parent", "entity", "consolidated", "year", "period"})
 _LONG_LABEL = 4
 
 
@@ -138,7 +139,7 @@ def _token_score(label: str, question_key: str) -> int:
     held = [w for w in words if any(v in question_key for v in _variants(w))]
     for group in re.findall(r"[a-z()]+(?:\s*/\s*[a-z()]+)+", folded):  # "(Loss)/Profit": either word names it
         alternatives = re.findall(r"[a-z]{2,}", group)
-        if any(w in held for w in alternatives):
+        if "(" in group or any(w in held for w in alternatives):  # "(expense)/benefit": a sign, never the metric
             optional.update(alternatives)
     missing = [w for w in words if w not in held]
     if len(held) < 2 or any(w not in optional for w in missing):

@@ -168,3 +168,22 @@ def test_a_bare_total_row_names_no_metric_and_parenthesised_sign_words_are_optio
     # "Net" of a long label may be left out; "use" is the label's "used"
     question = "How much cash did Bunyip Investments use in operating activities in the year to 30 June 2022?"
     assert _ask(question, bunyip)[0] == "-675963"
+
+
+def test_rows_that_finish_their_group_rows_sentence_are_read_with_it() -> None:
+    blocks = [
+        *_cover("Lyrebird Partners Limited"),
+        heading("Consolidated statement of profit or loss For the year ended 30 June 2022", 27),
+        _table(
+            [["", "Note", "2022 $", "2021 $"]],
+            [["Profit after income tax for the year", "", "13,328,745", "10,940,551"],
+             ["Profit for the year is attributable to:", "", "", ""],
+             ["Non-controlling interests", "", "7,765,776", "6,318,214"],
+             ["Owners of Lyrebird Partners Limited", "", "5,562,969", "4,622,337"]],
+            27,
+        ),  # fmt: skip
+    ]
+    lyrebird = report_of(ParsedDocument(path="/kb/lyrebird.pdf", file_type="pdf", blocks=blocks), "lyrebird.pdf")
+    question = "How much of Lyrebird Partners' FY22 profit was attributable to owners of Lyrebird Partners Limited?"
+    assert _ask(question, lyrebird)[0] == "5562969"
+    assert _ask("What was Lyrebird Partners' profit after income tax for FY22?", lyrebird)[0] == "13328745"
