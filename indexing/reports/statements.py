@@ -66,8 +66,9 @@ _GROUP_COLUMN = re.compile(r"(?<![a-z])(?:group|consolidated)(?![a-z])|合并|�
 def parent_table(caption: str, section: str) -> bool:
     """Whether a table's caption or section names the parent company's own statement (not the group's)."""
     text = _fold(f"{caption} {section}")
-    return bool(_PARENT_TABLE.search(text)) and not re.search(r"consolidated\s+and\s+(?:parent\s+)?company", text,
-                                                               re.IGNORECASE)
+    return bool(_PARENT_TABLE.search(text)) and not re.search(
+        r"consolidated\s+and\s+(?:parent\s+)?company", text, re.IGNORECASE
+    )
 
 
 def parent_column(column: str) -> bool:

@@ -64,8 +64,8 @@ def _header_like(cells: Sequence[str]) -> bool:
     values = [c for c in cells[1:] if c.strip()]
     if len(values) >= 2 and _years_only(values) and (not cells[0].strip() or _UNIT_LABEL.search(cells[0])):
         return True
-    if not cells[0].strip() and _periods_only(values):
-        return True  # "| Q4 2022 | Q4 2021 | 2022 | 2021": quarter and year columns side by side  # "| 2024 | 2023": bare years, under no label or a unit ("(Dollars in thousands) | 2022 | 2021")
+    if not cells[0].strip() and _periods_only(values):  # "| Q4 2022 | Q4 2021 | 2022 | 2021"
+        return True  # "| 2024 | 2023": bare years, under no label or a unit ("(Dollars in thousands) | 2022 | 2021")
     if not values or _numeric(cells[1:]):
         return False
     if (

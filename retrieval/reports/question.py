@@ -34,7 +34,10 @@ _QUARTER = re.compile(
     re.IGNORECASE,
 )
 _ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
-_MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december|(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?)"
+_MONTH = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?)"
+)
 #: A day and month in either order ("30 June", "June 30,", "31st March"): the end of a period, not a metric word.
 _DAY_MONTH = rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b),?"
 _DATE_PHRASE = re.compile(
@@ -82,7 +85,8 @@ def read_question(question: str) -> Ask:
     quarter = None
     if quarter_match:
         digit = quarter_match.group(1) or quarter_match.group(2)
-        quarter = _ORDINAL[quarter_match.group(3).lower()] if quarter_match.group(3) else _CN_DIGIT.get(digit) or int(digit)
+        ordinal = quarter_match.group(3)
+        quarter = _ORDINAL[ordinal.lower()] if ordinal else _CN_DIGIT.get(digit) or int(digit)
     unit_match = _UNIT.search(text)
     unit = None
     if unit_match:

@@ -31,15 +31,36 @@ def _uk() -> ParsedDocument:
     blocks = [
         *_cover("Kestrel Mining plc"),
         heading("Consolidated Statement of Financial Position At 31 December 2022", 20),
-        _table(pounds, [["Exploration assets", "10", "5,483", "4,727"], ["Total assets", "", "7,241", "5,901"],
-                        ["Total equity", "", "7,164", "5,822"]], 20),  # fmt: skip
+        _table(
+            pounds,
+            [
+                ["Exploration assets", "10", "5,483", "4,727"],
+                ["Total assets", "", "7,241", "5,901"],
+                ["Total equity", "", "7,164", "5,822"],
+            ],
+            20,
+        ),
         heading("Company Statement of Financial Position At 31 December 2022", 21),
-        _table(pounds, [["Investments in subsidiaries", "", "6,100", "5,000"], ["Total assets", "", "6,971", "5,896"],
-                        ["Total equity", "", "6,900", "5,839"]], 21),  # fmt: skip
+        _table(
+            pounds,
+            [
+                ["Investments in subsidiaries", "", "6,100", "5,000"],
+                ["Total assets", "", "6,971", "5,896"],
+                ["Total equity", "", "6,900", "5,839"],
+            ],
+            21,
+        ),
         heading("Notes to the consolidated financial statements", 25),
         heading("10. Exploration assets", 26),
-        _table(pounds, [["At 1 January", "", "4,727", "4,100"], ["Additions", "", "756", "627"],
-                        ["At 31 December", "", "5,483", "4,727"]], 26),  # fmt: skip
+        _table(
+            pounds,
+            [
+                ["At 1 January", "", "4,727", "4,100"],
+                ["Additions", "", "756", "627"],
+                ["At 31 December", "", "5,483", "4,727"],
+            ],
+            26,
+        ),
     ]
     return ParsedDocument(path="/kb/kestrel.pdf", file_type="pdf", blocks=blocks)
 
@@ -52,11 +73,13 @@ def _au() -> ParsedDocument:
         heading("Statement of financial position As at 30 June 2022", 30),
         _table(
             [["", "Note", "Consolidated", "", "Parent", ""], ["", "", "2022 $", "2021 $", "2022 $", "2021 $"]],
-            [["Cash and cash equivalents", "7", "1,046,000", "886,000", "12,000", "9,000"],
-             ["Total assets", "", "7,710,615", "8,818,186", "5,100,000", "5,200,000"],
-             ["Net assets", "", "7,315,553", "8,554,572", "5,000,000", "5,100,000"]],
+            [
+                ["Cash and cash equivalents", "7", "1,046,000", "886,000", "12,000", "9,000"],
+                ["Total assets", "", "7,710,615", "8,818,186", "5,100,000", "5,200,000"],
+                ["Net assets", "", "7,315,553", "8,554,572", "5,000,000", "5,100,000"],
+            ],
             30,
-        ),  # fmt: skip
+        ),
         heading("Statement of financial position (group and company)", 31),
         _table(
             [["", "Group 2022 $", "Group 2021 $", "Company 2022 $", "Company 2021 $"]],
@@ -75,7 +98,10 @@ def _ca() -> ParsedDocument:
         para("(in $000s except per share amounts)", 8),
         _table(
             [["", "Q4 2022", "Q4 2021", "2022", "2021"]],
-            [["Revenue", "46,151", "33,700", "176,935", "125,076"], ["Net income (loss)", "(254)", "241", "2,387", "496"]],
+            [
+                ["Revenue", "46,151", "33,700", "176,935", "125,076"],
+                ["Net income (loss)", "(254)", "241", "2,387", "496"],
+            ],
             8,
         ),
     ]
@@ -176,12 +202,14 @@ def test_rows_that_finish_their_group_rows_sentence_are_read_with_it() -> None:
         heading("Consolidated statement of profit or loss For the year ended 30 June 2022", 27),
         _table(
             [["", "Note", "2022 $", "2021 $"]],
-            [["Profit after income tax for the year", "", "13,328,745", "10,940,551"],
-             ["Profit for the year is attributable to:", "", "", ""],
-             ["Non-controlling interests", "", "7,765,776", "6,318,214"],
-             ["Owners of Lyrebird Partners Limited", "", "5,562,969", "4,622,337"]],
+            [
+                ["Profit after income tax for the year", "", "13,328,745", "10,940,551"],
+                ["Profit for the year is attributable to:", "", "", ""],
+                ["Non-controlling interests", "", "7,765,776", "6,318,214"],
+                ["Owners of Lyrebird Partners Limited", "", "5,562,969", "4,622,337"],
+            ],
             27,
-        ),  # fmt: skip
+        ),
     ]
     lyrebird = report_of(ParsedDocument(path="/kb/lyrebird.pdf", file_type="pdf", blocks=blocks), "lyrebird.pdf")
     question = "How much of Lyrebird Partners' FY22 profit was attributable to owners of Lyrebird Partners Limited?"
