@@ -52,3 +52,5 @@ def label_key(label: str) -> str:
     (a Hong Kong report's 年內虧損 / 營業額 and a question's 年内亏损 / 营业额 are one key)."""
     text = to_simplified(unicodedata.normalize("NFKC", label).lower())
     return re.sub(r"[\s\W_]+", "", text)
+
+

@@ -22,22 +22,10 @@ from retrieval.reports.render import format_amount, with_unit
 
 __all__ = ["Headline", "headline_figures"]
 
-_ZH = (
-    "营业收入",
-    "归属于上市公司股东的净利润",
-    "经营活动产生的现金流量净额",
-    "基本每股收益",
-    "总资产",
-    "归属于上市公司股东的净资产",
-)
-_EN = (
-    "revenue",
-    "net income",
-    "Adjusted EBITDA",
-    "cash flows from operating activities",
-    "basic earnings per share",
-    "total assets",
-)
+_ZH = ("营业收入", "归属于上市公司股东的净利润", "经营活动产生的现金流量净额", "基本每股收益", "总资产",
+       "归属于上市公司股东的净资产")
+_EN = ("revenue", "net income", "Adjusted EBITDA", "cash flows from operating activities",
+       "basic earnings per share", "total assets")
 _PER_SHARE = ("每股", "per share")
 
 

@@ -232,7 +232,7 @@ def _answer(report: Report, seen: _Seen, shown: str, unit: str | None) -> Report
     """The figure answer quoting the sentence that prints it, cited with its page."""
     original = " ".join(seen.sentence.split())
     text = (
-        f'{shown} (printed in the report\'s text, not in a table): "{original}"\n'
+        f"{shown} (printed in the report's text, not in a table): \"{original}\"\n"
         f"Source: {report.name}, page {seen.page}: {original}"
     )
     cited = Cited(report.path, report.name, seen.page, original)

@@ -16,24 +16,14 @@ from retrieval.reports.render import with_unit
 
 __all__ = ["SegmentRow", "asks_segments", "segment_rows"]
 
-_ASK = re.compile(
-    r"分行业|分产品|分地区|按行业|按产品|按地区|板块|业务线|产品线|构成|by\s+(?:segment|product|region)|"
-    r"segments?\b|product\s+lines?|business\s+lines?",
-    re.IGNORECASE,
-)
+_ASK = re.compile(r"分行业|分产品|分地区|按行业|按产品|按地区|板块|业务线|产品线|构成|by\s+(?:segment|product|region)|"
+                  r"segments?\b|product\s+lines?|business\s+lines?", re.IGNORECASE)
 _REVENUE = re.compile(r"收入|营收|销售额|revenue|net\s+sales|\bsales\b", re.IGNORECASE)
 _AMOUNT = re.compile(r"多少|金额是|how\s+much|how\s+many", re.IGNORECASE)
 _TABLE = re.compile(r"营业收入构成|收入构成|revenue\s+by|segment\s+(?:revenue|information|results)", re.IGNORECASE)
 #: Question word -> the group header words it selects ("分产品", "分地区", "分行业").
-_GROUPS = {
-    "产品": "产品",
-    "product": "产品",
-    "地区": "地区",
-    "region": "地区",
-    "行业": "行业",
-    "板块": "行业",
-    "segment": "行业",
-}
+_GROUPS = {"产品": "产品", "product": "产品", "地区": "地区", "region": "地区", "行业": "行业", "板块": "行业",
+           "segment": "行业"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,14 +57,8 @@ def segment_rows(report: Report, question: str) -> list[SegmentRow]:
         return []
     table = max({f.table for f in facts}, key=lambda t: sum(f.table == t for f in facts))
     own = [f for f in facts if f.table == table]
-    amounts = [
-        f
-        for f in own
-        if f.period is not None
-        and not (f.period.change or f.period.share)
-        and f.year(report.year) == report.year
-        and f.parent
-    ]
+    amounts = [f for f in own if f.period is not None and not (f.period.change or f.period.share)
+               and f.year(report.year) == report.year and f.parent]
     wanted = {group for word, group in _GROUPS.items() if word in question.lower()}
     named = {f.parent for f in amounts if f.label in question}
     rows = []
@@ -82,14 +66,8 @@ def segment_rows(report: Report, question: str) -> list[SegmentRow]:
         group = fact.parent or ""
         if wanted and not any(w in group for w in wanted) and group not in named:
             continue
-        rows.append(
-            SegmentRow(
-                group,
-                fact,
-                _beside(own, fact, share=True, year=report.year),
-                _beside(own, fact, share=False, year=None),
-            )
-        )
+        rows.append(SegmentRow(group, fact, _beside(own, fact, share=True, year=report.year),
+                               _beside(own, fact, share=False, year=None)))
     return rows
 
 
