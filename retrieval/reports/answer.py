@@ -27,7 +27,7 @@ from retrieval.reports.lookup import Match, best_matches, names_table, role_rank
 from retrieval.reports.metrics import canonical_of
 from retrieval.reports.pick import Cited, ReportAnswer, cite, column_filter, for_year, rank, residual, target_year
 from retrieval.reports.prose import prose_count, prose_dividend
-from retrieval.reports.question import Ask, read_question, without_dates
+from retrieval.reports.question import Ask, asks_ratio, read_question, without_dates
 from retrieval.reports.refusals import currency_refusal, near
 from retrieval.reports.render import convert, format_amount, with_unit
 
@@ -197,6 +197,8 @@ def _figure(
     if _PER_SHARE.search(question_key_raw or part_key) and not _PER_SHARE.search(top.facts[0].label):
         return None, top, False  # "net loss per share" asked, the "Net loss" row matched: not the figure asked
     facts = column_filter(_same_metric(top, matches), part_key, ask)
+    if asks_ratio(part_key) and not any(f.period is not None and f.period.share for f in facts):
+        return None, top, False  # a share of one figure in another: a computation, never the one amount matched
     year = target_year(ask, report)
     chosen = rank(for_year(facts, year, report, ask), question_key, ask)
     if not chosen:

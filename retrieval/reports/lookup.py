@@ -156,6 +156,13 @@ def group_words(parent: str | None) -> list[str]:
     return [w for w in re.findall(r"[a-z]{3,}", (parent or "").lower()) if w not in _GENERIC]
 
 
+def _names_group(raw_key: str, fact: Fact) -> bool:
+    """Whether the question names the fact's group row ("KPLP Financial Information"): most of the group's own words,
+    not one that the company's name happens to share ("Changes in working capital" under "Armadale Capital")."""
+    words = [w for w in group_words(fact.parent) if w not in fact.key]
+    return bool(words) and 2 * sum(w in raw_key for w in words) > len(words)
+
+
 def best_matches(question_key: str, facts: Sequence[Fact], raw_key: str = "") -> list[Match]:
     """Labels the question names, best first (ties broken later by table rank). ``raw_key`` is the question
     with the entity names left in: a group row ("KPLP Financial Information") the question names keeps
@@ -171,7 +178,7 @@ def best_matches(question_key: str, facts: Sequence[Fact], raw_key: str = "") ->
             continue
         if raw_key:
             # a group word that is the row's own metric ("Non-current assets" over "Total assets") names no group
-            named_group = [f for f in group if any(w in raw_key and w not in f.key for w in group_words(f.parent))]
+            named_group = [f for f in group if _names_group(raw_key, f)]
             group = named_group or group
         best_bonus, best_cover = 0, ""
         for fact in group:  # a segment row under a metric table: "连接器" in "(1)营业收入构成"

@@ -30,6 +30,9 @@ _STOP_ZH = (
     "之和",
     "加总",
     "总和",
+    "经追溯调整后",  # the restated column: preferred by for_year whenever a table prints both
+    "追溯调整后",
+    "调整后",
     "根据合并利润表",
     "根据",
     "合并利润表",

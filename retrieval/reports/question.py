@@ -11,7 +11,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-__all__ = ["Ask", "read_question", "without_dates"]
+__all__ = ["Ask", "asks_ratio", "read_question", "without_dates"]
 
 _YEAR = re.compile(r"(?<!\d)(19[89]\d|20[0-4]\d)(?!\d)")
 _FY = re.compile(r"(?<![a-z])fy\s*'?(\d{4}|[0-4]\d)(?!\d)", re.IGNORECASE)
@@ -56,6 +56,11 @@ _CURRENCY = re.compile(
     re.IGNORECASE,
 )
 _DOLLARS = {"u.s.": "USD", "us": "USD", "u.s": "USD", "australian": "AUD", "canadian": "CAD"}
+#: A share of one figure in another, in the folded key form of a question part (label_key: no spaces)
+_RATIO = re.compile(
+    r"what(?:share|proportion|fraction|percentage|percent)of|asa(?:share|percentage|proportion)of|"
+    r"占.{1,20}(?:比例|比重|百分比)"
+)
 _PARENT = re.compile(r"母公司(?!所有者|股东)|parent\s+company", re.IGNORECASE)
 _CN_DIGIT = {"一": 1, "二": 2, "三": 3, "四": 4}
 
@@ -105,6 +110,13 @@ def read_question(question: str) -> Ask:
         english=not re.search(r"[\u4e00-\u9fff]", text),
         currency=_currency(text),
     )
+
+
+def asks_ratio(part_key: str) -> bool:
+    """Whether a question part (folded key) asks a share of one figure in another ("what share of total assets
+    were net assets", 归母净利润占营业收入的比例): one printed amount never answers it, only a printed share or a
+    computation."""
+    return bool(_RATIO.search(part_key))
 
 
 def without_dates(text: str) -> str:

@@ -215,3 +215,10 @@ def test_rows_that_finish_their_group_rows_sentence_are_read_with_it() -> None:
     question = "How much of Lyrebird Partners' FY22 profit was attributable to owners of Lyrebird Partners Limited?"
     assert _ask(question, lyrebird)[0] == "5562969"
     assert _ask("What was Lyrebird Partners' profit after income tax for FY22?", lyrebird)[0] == "13328745"
+
+
+def test_a_share_of_one_figure_in_another_is_never_answered_with_one_amount() -> None:
+    wattle = report_of(_au(), "wattle.pdf")
+    question = "What share of Wattle Resources' total assets were its net assets at 30 June 2022?"
+    answer = answer_from_facts(question, [wattle], "en")
+    assert answer is None or "7,710,615" not in answer.text
