@@ -69,7 +69,7 @@ _ONE_DATE = re.compile(
 def _without_note(cells: list[str], columns: list[Any], noted: bool) -> list[str]:
     """A row's value cells without the note number a "Note" column prints before them ("Revenue 5 64,862,110
     48,906,446" under "Note 2022 2021")."""
-    if noted and len(cells) == len(columns) + 1 and re.fullmatch(r"\d{1,2}", cells[0]):
+    if noted and len(cells) == len(columns) + 1 and re.fullmatch(r"\d{1,2}(?:\.\d{1,2})?", cells[0]):  # "5", "12.2"
         return cells[1:]
     return cells
 

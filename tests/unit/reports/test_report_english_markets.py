@@ -163,6 +163,7 @@ def _au_text() -> ParsedDocument:
         para("Statement of profit or loss and other comprehensive income For the year ended 30 June 2022", 15),
         heading("Note 2022 2021 $ $", 15),
         para("Other revenue 5 139,268 125,879 Total (loss)/income (171,254) 2,144,699", 15),
+        para("Gain on fair value of embedded option 12.2 513 (48)", 15),  # a sub-note's number before the figures
         heading("(Loss)/Profit before income tax (1,239,019) 1,260,803", 15),
         heading("Cents Cents", 15),
         para("Basic and diluted (losses)/earnings per share 17 (5.13) 5.22", 15),
@@ -190,6 +191,7 @@ def test_a_bare_total_row_names_no_metric_and_parenthesised_sign_words_are_optio
     bunyip = report_of(_au_text(), "bunyip.pdf")
     # "total (loss)/income" is the statement's row, never the auditors' note "Total"
     assert _ask("What was Bunyip Investments' total (loss)/income for FY2022?", bunyip)[0] == "-171254"
+    assert _ask("What was Bunyip Investments' gain on fair value of embedded option in FY2022?", bunyip)[0] == "513"
     assert answer_from_facts("What was Bunyip Investments' total for FY2022?", [bunyip], "en") is None
     # "Net" of a long label may be left out; "use" is the label's "used"
     question = "How much cash did Bunyip Investments use in operating activities in the year to 30 June 2022?"
