@@ -24,7 +24,7 @@ from retrieval.reports import compute
 from retrieval.reports.entities import aliases
 from retrieval.reports.facts import Fact, Report
 from retrieval.reports.lookup import Match, best_matches, names_table, role_rank
-from retrieval.reports.metrics import canonical_of
+from retrieval.reports.metrics import aliases_in, canonical_of
 from retrieval.reports.pick import Cited, ReportAnswer, cite, column_filter, for_year, rank, residual, target_year
 from retrieval.reports.prose import prose_count, prose_dividend
 from retrieval.reports.question import Ask, asks_ratio, read_question, without_dates
@@ -367,6 +367,8 @@ def _absent(
     core = residual(question_key, list(covered), english)
     # only a quantity the question names as one phrase ("碳排放总量"), not words left between removed ones
     if not _QUANTITY.search(question_key) or len(core) < 3 or core not in question_key:
+        return None
+    if aliases_in(core):  # a spelling of a listed figure (归母净利润): the report prints it under another name
         return None
     if core[:3] not in text and not any(core[:3] in f.key for f in report.facts):
         return _not_in_report(report, core, [], english, years)

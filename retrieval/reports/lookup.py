@@ -76,7 +76,7 @@ _NAMELESS = frozenset({"total", "totals", "subtotal", "合计", "总计", "小�
 
 
 def _label_score(key: str, label: str, question_key: str, found_aliases: Sequence[tuple[str, str]]) -> tuple[int, str]:
-    if key in _NAMELESS:
+    if key in _NAMELESS or (key.isascii() and len(key) < 3):  # a row labelled "to" or "a" names nothing
         return 0, key
     if len(key) >= 2 and key in question_key:
         return len(key) + 1, key  # the label as printed beats a synonym of the same length

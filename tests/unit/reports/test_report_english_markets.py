@@ -224,3 +224,20 @@ def test_a_share_of_one_figure_in_another_is_never_answered_with_one_amount() ->
     question = "What share of Wattle Resources' total assets were its net assets at 30 June 2022?"
     answer = answer_from_facts(question, [wattle], "en")
     assert answer is None or "7,710,615" not in answer.text
+
+
+def test_a_listed_figure_asked_by_its_abbreviation_is_never_said_to_be_missing() -> None:
+    blocks = [
+        Block(BlockType.HEADING, text="锦华化学股份有限公司 2019 年年度报告", level=1, page=1),
+        para("锦华化学股份有限公司 2019 年年度报告全文", 1),
+        heading("六、主要会计数据和财务指标", 6),
+        _table(
+            [["", "2019年", "2018年", "本年比上年增减"]],
+            [["营业收入（元）", "39,608,340,979.04", "37,036,329,015.10", "6.94%"],
+             ["归属于上市公司股东的净利润（元）", "-1,137,005,238.61", "2,286,458,812.80", "-149.73%"]],
+            6,
+        ),
+    ]  # fmt: skip
+    report = report_of(ParsedDocument(path="/kb/jinhua.pdf", file_type="pdf", blocks=blocks), "jinhua.pdf")
+    answer = answer_from_facts("锦华化学2019年归母净利润占营业收入的比例是多少？", [report], "zh")
+    assert answer is None or answer.kind != "not_in_report"
