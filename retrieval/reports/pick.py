@@ -174,6 +174,8 @@ _STOP_EN = {
     "lowest",
     "change",
     "growth",
+    "grow",
+    "grew",
     "percent",
     "percentage",
     "million",

@@ -17,7 +17,7 @@ _YEAR = re.compile(r"(?<!\d)(19[89]\d|20[0-4]\d)(?!\d)")
 _FY = re.compile(r"(?<![a-z])fy\s*'?(\d{4}|[0-4]\d)(?!\d)", re.IGNORECASE)
 _GROWTH = re.compile(
     r"增长(?:了)?多少|增长率|增幅|变化了多少|变动了多少|同比增长|同比变化|较上年增长|比上年增长|下降了多少|"
-    r"增长百分比|growth|grew|year[- ]over[- ]year|yoy|(?:percent(?:age)?|%)\s+(?:change|increase)|"
+    r"增长百分比|growth|grew|grow|year[- ]over[- ]year|yoy|(?:percent(?:age)?|%)\s+(?:change|increase)|"
     r"change\s+in|increase\s+in",
     re.IGNORECASE,
 )

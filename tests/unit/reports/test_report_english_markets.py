@@ -241,3 +241,10 @@ def test_a_listed_figure_asked_by_its_abbreviation_is_never_said_to_be_missing()
     report = report_of(ParsedDocument(path="/kb/jinhua.pdf", file_type="pdf", blocks=blocks), "jinhua.pdf")
     answer = answer_from_facts("锦华化学2019年归母净利润占营业收入的比例是多少？", [report], "zh")
     assert answer is None or answer.kind != "not_in_report"
+
+
+def test_how_much_a_figure_grew_is_computed_from_the_year_columns_not_the_quarters() -> None:
+    maple = report_of(_ca(), "maple.pdf")
+    answer = answer_from_facts("By how much did Maple Coffee's revenue grow in 2022, in percent?", [maple], "en")
+    assert answer is not None and answer.kind == "computed"
+    assert "41.46%" in answer.text and "176,935" in answer.text and "125,076" in answer.text
