@@ -109,6 +109,8 @@ def _stem(word: str) -> str:
 #: income tax". Only from labels of four words or more.
 _QUALIFIERS = frozenset({"net", "company", "group", "parent", "entity", "consolidated", "year", "period"})
 _LONG_LABEL = 4
+#: Sign words of a label ("Net income (loss)", "(Loss)/Profit before tax"): the question names one of the pair
+_SIGN_WORDS = frozenset({"loss", "losses", "profit", "income", "gain", "gains", "earnings", "expense", "benefit"})
 
 
 def _variants(word: str) -> tuple[str, ...]:
@@ -144,7 +146,9 @@ def _token_score(label: str, question_key: str) -> int:
     missing = [w for w in words if w not in held]
     if len(held) < 2 or any(w not in optional for w in missing):
         return 0
-    return sum(len(w) for w in held) - 1
+    # a word left out costs its length: the label the question spells whole ("Net income (loss)") beats a longer one
+    # it spells only in part ("Net income (loss) for the period" of a quarterly table)
+    return sum(len(w) for w in held) - 1 - sum(len(w) for w in missing if w not in _SIGN_WORDS)
 
 
 _GENERIC = {"financial", "information", "total", "the", "and", "for", "reconciliation", "other", "segment"}
