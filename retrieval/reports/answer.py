@@ -20,10 +20,11 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from indexing.reports.labels import label_key
+from indexing.reports.statements import STATEMENT
 from retrieval.reports import compute
 from retrieval.reports.entities import aliases
 from retrieval.reports.facts import Fact, Report
-from retrieval.reports.lookup import Match, best_matches, names_table, role_rank
+from retrieval.reports.lookup import Match, best_matches, column_term, names_table, role_rank
 from retrieval.reports.metrics import aliases_in, canonical_of
 from retrieval.reports.pick import Cited, ReportAnswer, cite, column_filter, for_year, rank, residual, target_year
 from retrieval.reports.prose import prose_count, prose_dividend
@@ -210,9 +211,27 @@ def _figure(
     if other_currency is not None:
         return other_currency, top, True
     answer = _figure_answer(report, chosen, ask, english)
-    if _synonym_off_statement(top, chosen[0], question_key):
-        answer.unsure.append("statement")
+    answer.unsure.extend(_unsure(top, chosen[0], question_key, ask))
     return answer, top, False
+
+
+def _unsure(top: Match, fact: Fact, question_key: str, ask: Ask) -> list[str]:
+    """What a figure answer cannot vouch for, so it is handed over instead of stated: the statement (a synonym's row
+    off the statements; a note's or part's row the question does not name, such as a closed group's or a
+    subsidiary's; the parent company's figure for a question about the group) or the period (a column whose
+    header names none in a primary statement, which prints its periods over every value column: a misread note
+    number or a guessed year)."""
+    unsure = []
+    named = names_table(fact, question_key)
+    if (
+        _synonym_off_statement(top, fact, question_key)
+        or (role_rank(fact) >= _NOTE_RANK and not named)
+        or (fact.parent_company and not ask.parent_company)
+    ):
+        unsure.append("statement")
+    if fact.period is None and fact.role == STATEMENT and len(column_term(fact.column)) < 2:
+        unsure.append("period")  # a statement prints its periods over every value column: this one was misread
+    return unsure
 
 
 def _synonym_off_statement(top: Match, fact: Fact, question_key: str) -> bool:

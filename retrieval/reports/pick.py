@@ -210,6 +210,7 @@ _STOP_EN = {
     "groups",
     "carrying",
     "parent",  # "the parent company's": the table to prefer (Ask.parent_company), not a metric word
+    "entity",
     # the period words of "in the fourth quarter", "full-year 2022": read by read_question, not metric words
     "quarter",
     "first",

@@ -61,7 +61,7 @@ _RATIO = re.compile(
     r"what(?:share|proportion|fraction|percentage|percent)of|asa(?:share|percentage|proportion)of|"
     r"占.{1,20}(?:比例|比重|百分比)"
 )
-_PARENT = re.compile(r"母公司(?!所有者|股东)|parent\s+company", re.IGNORECASE)
+_PARENT = re.compile(r"母公司(?!所有者|股东)|parent\s+(?:company|entity)", re.IGNORECASE)
 _CN_DIGIT = {"一": 1, "二": 2, "三": 3, "四": 4}
 
 

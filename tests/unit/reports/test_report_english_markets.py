@@ -248,3 +248,34 @@ def test_how_much_a_figure_grew_is_computed_from_the_year_columns_not_the_quarte
     answer = answer_from_facts("By how much did Maple Coffee's revenue grow in 2022, in percent?", [maple], "en")
     assert answer is not None and answer.kind == "computed"
     assert "41.46%" in answer.text and "176,935" in answer.text and "125,076" in answer.text
+
+
+def _handed_over() -> ParsedDocument:
+    """A report whose group statements were not read as tables: what is left are a parent-entity note, a closed
+    group's note and a statement row whose only value stands under no period header (a note number)."""
+    blocks = [
+        *_cover("Numbat Energy Limited"),
+        heading("Consolidated statement of cash flows For the year ended 30 June 2022", 33),
+        _table([["", ""]], [["Net cash (used in) operating activities", "15"]], 33),
+        heading("Notes to the consolidated financial statements", 40),
+        heading("Note 25. Deed of cross guarantee: Extended Closed Group", 48),
+        _table([["", "2022 $", "2021 $"]], [["Loss before income tax", "(1,880,555)", "(1,129,990)"]], 48),
+        heading("Note 26. Parent Entity Information", 49),
+        _table([["", "2022 $", "2021 $"]], [["Total assets", "42,550,922", "42,970,745"]], 49),
+    ]
+    return ParsedDocument(path="/kb/numbat.pdf", file_type="pdf", blocks=blocks)
+
+
+def test_a_figure_from_a_note_the_parent_alone_or_an_unheaded_column_is_handed_over() -> None:
+    numbat = report_of(_handed_over(), "numbat.pdf")
+    cases = {
+        "What was Numbat Energy's loss before income tax for the year ended 30 June 2022?": "statement",
+        "What were Numbat Energy Limited's total assets at 30 June 2022?": "statement",
+        "How much cash did Numbat Energy use in operating activities in FY2022?": "period",
+    }
+    for question, unsure in cases.items():
+        answer = answer_from_facts(question, [numbat], "en")
+        assert answer is None or unsure in answer.unsure, question
+    # asked for the parent entity, its own note answers
+    answer = answer_from_facts("What were Numbat Energy's parent entity total assets in 2022?", [numbat], "en")
+    assert answer is not None and answer.value == "42550922" and not answer.unsure
