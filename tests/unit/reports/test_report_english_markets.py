@@ -279,3 +279,10 @@ def test_a_figure_from_a_note_the_parent_alone_or_an_unheaded_column_is_handed_o
     # asked for the parent entity, its own note answers
     answer = answer_from_facts("What were Numbat Energy's parent entity total assets in 2022?", [numbat], "en")
     assert answer is not None and answer.value == "42550922" and not answer.unsure
+
+
+def test_the_fiscal_year_is_read_from_the_covers_period_end_when_the_subject_gives_none() -> None:
+    bunyip = report_of(_au_text(), "bunyip.pdf")
+    assert bunyip.year == 2022  # "FINANCIAL REPORT 30 JUNE 2022": the year ending 30 June 2022 is fiscal 2022
+    # so a question naming no year is about that fiscal year's column
+    assert _ask("What was Bunyip Investments' total (loss)/income?", bunyip)[0] == "-171254"
