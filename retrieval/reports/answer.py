@@ -22,7 +22,7 @@ from decimal import Decimal
 from indexing.reports.labels import label_key
 from indexing.reports.statements import STATEMENT
 from retrieval.reports import compute
-from retrieval.reports.entities import aliases
+from retrieval.reports.entities import aliases, name_prefixes
 from retrieval.reports.facts import Fact, Report
 from retrieval.reports.lookup import Match, best_matches, column_term, names_table, role_rank
 from retrieval.reports.metrics import aliases_in, canonical_of
@@ -53,7 +53,7 @@ def _plain(question: str, report: Report) -> str:
     """The question folded, without the entity's names, years and short parentheticals ("(KPLP)"); a parenthetical
     word in lower case is kept: "total (loss)/income" names the row "Total (loss)/income"."""
     text = _fold(re.sub(r"\((?![a-z]+\))[^)]{1,8}\)", " ", without_dates(question)))
-    for alias in aliases(report):
+    for alias in [*name_prefixes(report), *aliases(report)]:
         text = text.replace(alias, " ")
     text = re.sub(r"(19[89]\d|20[0-4]\d)\s*(年|財年)?", " ", text)
     text = re.sub(r"(?<![a-z])fy\s*'?\d{2}(?!\d)", " ", text)  # "FY22": a year, not a metric word
@@ -410,6 +410,9 @@ def answer_from_facts(
         return None
     folded = _fold(question)
     named = [r for r in reports if any(a in folded for a in aliases(r))]
+    if not named:  # cited by the start of its name ("Swiss Water"): only when one report alone is so cited
+        cited = [r for r in reports if any(p in folded for p in name_prefixes(r))]
+        named = cited if len(cited) == 1 else []
     if not named:
         if not scoped or len(reports) > 1:
             return None

@@ -286,3 +286,23 @@ def test_the_fiscal_year_is_read_from_the_covers_period_end_when_the_subject_giv
     assert bunyip.year == 2022  # "FINANCIAL REPORT 30 JUNE 2022": the year ending 30 June 2022 is fiscal 2022
     # so a question naming no year is about that fiscal year's column
     assert _ask("What was Bunyip Investments' total (loss)/income?", bunyip)[0] == "-171254"
+
+
+def _named(name: str, total: str) -> Report:
+    blocks = [
+        *_cover(name),
+        heading("Consolidated Statement of Financial Position At 31 December 2022", 20),
+        _table([["", "2022 £'000", "2021 £'000"]], [["Total assets", total, "1,000"]], 20),
+    ]
+    stem = name.split()[2].lower()
+    return report_of(ParsedDocument(path=f"/kb/{stem}.pdf", file_type="pdf", blocks=blocks), f"{stem}.pdf")
+
+
+def test_a_report_cited_by_the_start_of_its_name_is_answered_only_when_no_other_shares_it() -> None:
+    coffee = _named("Blue Gum Decaffeinated Coffee Inc.", "7,241")
+    assert _ask("What were Blue Gum Decaffeinated's total assets at 31 December 2022?", coffee)[0] == "7241"
+    energy = _named("Blue Gum Energy Inc.", "9,999")
+    both = [coffee, energy]
+    assert answer_from_facts("What were Blue Gum's total assets at 31 December 2022?", both, "en") is None
+    answer = answer_from_facts("What were Blue Gum Energy's total assets at 31 December 2022?", both, "en")
+    assert answer is not None and answer.value == "9999"
