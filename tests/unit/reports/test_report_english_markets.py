@@ -306,3 +306,15 @@ def test_a_report_cited_by_the_start_of_its_name_is_answered_only_when_no_other_
     assert answer_from_facts("What were Blue Gum's total assets at 31 December 2022?", both, "en") is None
     answer = answer_from_facts("What were Blue Gum Energy's total assets at 31 December 2022?", both, "en")
     assert answer is not None and answer.value == "9999"
+
+
+def test_a_growth_rate_never_takes_its_inputs_from_a_synonyms_row_in_a_note() -> None:
+    blocks = [
+        *_cover("Maple Decaf Inc."),
+        heading("Notes to the consolidated financial statements", 80),
+        heading("20.2 Trading transactions", 86),
+        _table([["", "December 31, 2022", "December 31, 2021"]], [["Sales", "$1,728", "$648"]], 86),
+    ]
+    report = report_of(ParsedDocument(path="/kb/decaf.pdf", file_type="pdf", blocks=blocks), "decaf.pdf")
+    answer = answer_from_facts("By what percentage did Maple Decaf's revenue grow in 2022?", [report], "en")
+    assert answer is None or (answer.kind != "computed" and answer.unsure)
