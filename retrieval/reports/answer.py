@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from indexing.reports.labels import label_key
-from indexing.reports.statements import STATEMENT
 from retrieval.reports import compute
+from retrieval.reports.doubts import unsure_of
 from retrieval.reports.entities import aliases, name_prefixes
 from retrieval.reports.facts import Fact, Report
-from retrieval.reports.lookup import Match, best_matches, column_term, names_table, role_rank
+from retrieval.reports.lookup import Match, best_matches, role_rank
 from retrieval.reports.metrics import aliases_in, canonical_of
 from retrieval.reports.pick import Cited, ReportAnswer, cite, column_filter, for_year, rank, residual, target_year
 from retrieval.reports.prose import prose_count, prose_dividend
@@ -211,35 +211,8 @@ def _figure(
     if other_currency is not None:
         return other_currency, top, True
     answer = _figure_answer(report, chosen, ask, english)
-    answer.unsure.extend(_unsure(top, chosen[0], question_key, ask))
+    answer.unsure.extend(unsure_of(top, chosen[0], question_key, ask))
     return answer, top, False
-
-
-def _unsure(top: Match, fact: Fact, question_key: str, ask: Ask) -> list[str]:
-    """What a figure answer cannot vouch for, so it is handed over instead of stated: the statement (a synonym's row
-    off the statements; a note's or part's row the question does not name, such as a closed group's or a
-    subsidiary's; the parent company's figure for a question about the group) or the period (a column whose
-    header names none in a primary statement, which prints its periods over every value column: a misread note
-    number or a guessed year)."""
-    unsure = []
-    named = names_table(fact, question_key)
-    if (
-        _synonym_off_statement(top, fact, question_key)
-        or (role_rank(fact) >= _NOTE_RANK and not named)
-        or (fact.parent_company and not ask.parent_company)
-    ):
-        unsure.append("statement")
-    if fact.period is None and fact.role == STATEMENT and len(column_term(fact.column)) < 2:
-        unsure.append("period")  # a statement prints its periods over every value column: this one was misread
-    return unsure
-
-
-def _synonym_off_statement(top: Match, fact: Fact, question_key: str) -> bool:
-    """Whether the row answers only by a synonym ("revenue" asked, "Sales" printed) in a table that is neither
-    the key figures nor a primary statement, nor one the question names (a related-party note's "Sales", a
-    contractual-obligations table): a company-level figure is printed in the statements, and when they were
-    not read as tables the row found is likely another amount under a similar word, so the model decides."""
-    return top.covered[0] != top.key and role_rank(fact) >= 2 and not names_table(fact, question_key)
 
 
 _NOTE_RANK = 3  # role_rank of a note or part table
