@@ -18,7 +18,7 @@ from typing import Any
 from indexing.reports.currency import report_currency
 from indexing.reports.labels import clean_label
 from indexing.reports.profile import is_report, report_profile
-from indexing.reports.statements import closes_notes, opens_notes, table_role
+from indexing.reports.statements import closes_notes, opens_notes, parent_table, table_role
 from indexing.reports.tables import RowFact, table_facts
 from indexing.reports.text_tables import data_rows, fit_columns, header_periods, split_rows
 from indexing.reports.units import scale_of, table_unit
@@ -36,7 +36,6 @@ _CONTENTS = re.compile(r"^\s*(?:目\s*录|table\s+of\s+contents|contents)\s*$", 
 #: Per-share amounts are in currency units whatever scale the table's caption gives ("in thousands, except
 #: per share data"): "Basic earnings (loss) per share (dollars) (1.03)" is $1.03, not 1.03 thousand.
 _PER_SHARE = re.compile(r"per\s*(?:common\s*|ordinary\s*)?share|每股", re.IGNORECASE)
-_PARENT = re.compile(r"母公司(?!所有者|股东)|parent company|non-consolidated", re.IGNORECASE)
 
 
 def _row_unit(label: str, unit: str | None) -> str | None:
@@ -70,7 +69,7 @@ _ONE_DATE = re.compile(
 def _without_note(cells: list[str], columns: list[Any], noted: bool) -> list[str]:
     """A row's value cells without the note number a "Note" column prints before them ("Revenue 5 64,862,110
     48,906,446" under "Note 2022 2021")."""
-    if noted and len(cells) == len(columns) + 1 and re.fullmatch(r"\d{1,2}", cells[0]):
+    if noted and len(cells) == len(columns) + 1 and re.fullmatch(r"\d{1,2}(?:\.\d{1,2})?", cells[0]):  # "5", "12.2"
         return cells[1:]
     return cells
 
@@ -86,6 +85,14 @@ def _sub_heading(text: str, current: dict[str, Any] | None) -> bool:
         and not opens_notes(text)
         and not closes_notes(text)
     )
+
+
+def _row_heading(text: str, columns: list[Any] | None, noted: bool) -> bool:
+    """A line set as a heading that is a row of the open text table ("(Loss)/Profit before income tax (1,239,019)
+    1,260,803" printed bold): its figures fit the table's columns, so the statement goes on under it."""
+    if columns is None:
+        return False
+    return any(fit_columns(columns, len(_without_note(cells, columns, noted))) for _label, cells in split_rows(text))
 
 
 def _unit_cells(block: Any) -> list[str]:
@@ -164,7 +171,7 @@ def extract_report(document: ParsedDocument) -> dict[str, Any] | None:
                 "page_end": block.meta.get("page_end"),
                 "unit": unit,
                 "currency": currency,
-                "parent_company": bool(_PARENT.search(f"{caption} {section}")),
+                "parent_company": parent_table(caption, section),
                 "role": table_role(caption, section, in_notes),
                 "rows": rows,
             }
@@ -201,7 +208,7 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
         if block.type == BlockType.HEADING and _sub_heading(text, current):
             group = text.rstrip(":")  # "ASSETS", "LIABILITIES AND STOCKHOLDERS' EQUITY": the statement goes on
             continue
-        if block.type == BlockType.HEADING and header_periods(text) is None:
+        if block.type == BlockType.HEADING and header_periods(text) is None and not _row_heading(text, columns, noted):
             section, columns, current, group = text, None, None, None
             recent = []
             in_notes = opens_notes(section) or (in_notes and not closes_notes(section))
@@ -223,7 +230,7 @@ def _text_tables(blocks: list[Any], tables: list[dict[str, Any]], facts: list[di
                 "page_end": None,
                 "unit": unit,
                 "currency": currency,
-                "parent_company": False,
+                "parent_company": parent_table(caption or section, section),
                 "role": table_role(caption or section, section, in_notes),
                 "rows": [],
                 "text": True,

@@ -30,7 +30,10 @@ __all__ = ["is_report", "report_profile"]
 _COVER_PAGES = 3
 _REPORT = re.compile(
     r"年度报告|年报|半年度报告|季度报告|annual\s+report|form\s+10-k|annual\s+information\s+form|"
-    r"management'?s\s+discussion\s+and\s+analysis|consolidated\s+financial\s+statements",
+    r"management'?s\s+discussion\s+and\s+analysis|consolidated\s+financial\s+statements|"
+    # Australian "Financial Report 30 June 2022", UK "Report and Accounts" / "Strategic Report" / "Directors' Report"
+    r"financial\s+report|report\s+and\s+(?:financial\s+statements|accounts)|annual\s+accounts|strategic\s+report|"
+    r"directors['’]?\s+report",
     re.IGNORECASE,
 )
 _KINDS = {
@@ -73,6 +76,30 @@ def profile_of_subject(subject: DocumentSubject) -> dict[str, object]:
     return profile
 
 
+_MONTHS = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
+#: A fiscal year's end on a cover: "for the (financial) year ended 30 June 2022", "Financial Report 30 June 2022",
+#: "year ended September 30, 2022", "截至2022年6月30日止年度"
+_PERIOD_END = re.compile(
+    rf"(?:year|period)\s+end(?:ed|ing)\s+(?:\d{{1,2}}\s+{_MONTHS}|{_MONTHS}\s+\d{{1,2}},?)\s+((?:19|20)\d\d)|"
+    rf"report\s+(?:for\s+the\s+year\s+)?(?:\d{{1,2}}\s+{_MONTHS}|{_MONTHS}\s+\d{{1,2}},?)\s+((?:19|20)\d\d)|"
+    r"截至((?:19|20)\d\d)年\d{1,2}月\d{1,2}日止(?:年度|财政年度)",
+    re.IGNORECASE,
+)
+
+
+def cover_year(blocks: Sequence[Block]) -> int | None:
+    """The fiscal year a report's cover names by its end date (a year ending 30 June 2022 is fiscal 2022), or None."""
+    head = " ".join(_text(b) for b in blocks if (b.page or 1) <= _COVER_PAGES)[:20_000]
+    match = _PERIOD_END.search(to_simplified(head))
+    return int(next(g for g in match.groups() if g)) if match else None
+
+
 def report_profile(document: ParsedDocument) -> dict[str, object]:
-    """The report's profile from the document's subject (:func:`indexing.subjects.extract_subject`)."""
-    return profile_of_subject(extract_subject(document))
+    """The report's profile from the document's subject (:func:`indexing.subjects.extract_subject`); a fiscal year the
+    subject does not give is read from the cover's period end (an Australian "Financial Report 30 June 2022")."""
+    profile = profile_of_subject(extract_subject(document))
+    if "year" not in profile:
+        year = cover_year(document.blocks)
+        if year is not None:
+            profile["year"] = year
+    return profile

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["KEY", "NOTE", "STATEMENT", "closes_notes", "opens_notes", "table_role"]
+__all__ = ["KEY", "NOTE", "STATEMENT", "closes_notes", "opens_notes", "parent_column", "parent_table", "table_role"]
 
 KEY = "key"
 STATEMENT = "statement"
@@ -47,6 +47,35 @@ _NOTES_OPEN = re.compile(
 _NOTE_CAPTION = re.compile(r"^\s*note\s+\d+|附注|注释\s*\d", re.IGNORECASE)
 #: The next part of a report after its notes: a 10-K item, a numbered 第N节, a PART.
 _PART_OPEN = re.compile(r"^\s*(?:item\s+\d+[a-z]?\b|part\s+[ivx]+\b|第[一二三四五六七八九十]+节)", re.IGNORECASE)
+
+
+#: A table of the parent company alone: 母公司资产负债表, "Parent company balance sheet", and the UK / Australian
+#: "Company Statement of Financial Position" / "Company balance sheet" printed after the group's statements.
+_PARENT_TABLE = re.compile(
+    r"母公司(?!所有者|股东|普通股)|parent\s+(?:company|entity)|non-consolidated|"
+    r"(?:^|[^a-z])company\s+(?:statements?\s+of|balance\s+sheets?|income\s+statements?|cash\s+flow\s+statements?)|"
+    r"statements?\s+of\s+[a-z ]{4,40}?\s*[-–—(:]\s*(?:the\s+)?company\b",
+    re.IGNORECASE,
+)
+#: A column of the parent company beside the group's ("Group 2022 | Group 2021 | Company 2022 | Company 2021",
+#: "Consolidated | Parent", 合并 | 母公司): read from the column's own header words, never from its position.
+_PARENT_COLUMN = re.compile(r"(?<![a-z])(?:company|parent(?:\s+entity)?)(?![a-z])|母公司|本公司", re.IGNORECASE)
+_GROUP_COLUMN = re.compile(r"(?<![a-z])(?:group|consolidated)(?![a-z])|合并|本集团|集团", re.IGNORECASE)
+
+
+def parent_table(caption: str, section: str) -> bool:
+    """Whether a table's caption or section names the parent company's own statement (not the group's)."""
+    text = _fold(f"{caption} {section}")
+    return bool(_PARENT_TABLE.search(text)) and not re.search(
+        r"consolidated\s+and\s+(?:parent\s+)?company", text, re.IGNORECASE
+    )
+
+
+def parent_column(column: str) -> bool:
+    """Whether a column header names the parent company and not the group (a group-and-company table prints both
+    side by side; the company's columns answer only a question that asks for the parent company)."""
+    text = _fold(column)
+    return bool(_PARENT_COLUMN.search(text)) and not _GROUP_COLUMN.search(text)
 
 
 def _fold(text: str) -> str:

@@ -63,6 +63,8 @@ def _header_like(cells: Sequence[str]) -> bool:
     """A body row that is a header: no numbers, and some cell names a period or a sub-column."""
     values = [c for c in cells[1:] if c.strip()]
     if len(values) >= 2 and _years_only(values) and (not cells[0].strip() or _UNIT_LABEL.search(cells[0])):
+        return True
+    if not cells[0].strip() and _periods_only(values):  # "| Q4 2022 | Q4 2021 | 2022 | 2021"
         return True  # "| 2024 | 2023": bare years, under no label or a unit ("(Dollars in thousands) | 2022 | 2021")
     if not values or _numeric(cells[1:]):
         return False
@@ -82,6 +84,16 @@ def _years_only(cells: Sequence[str]) -> bool:
     """A row whose cells print nothing but years ("2024", "2024 2023", "2024 | 2023"): a header, not data."""
     filled = [c for c in cells if (c or "").strip() and c.strip().lower() not in _SKIP_COLUMNS]  # "Note | 2022"
     return bool(filled) and all(_YEARS.search(c) and not _YEARS.sub("", c).strip(" |/") for c in filled)
+
+
+def _periods_only(cells: Sequence[str]) -> bool:
+    """A row whose every cell names a dated period ("Q4 2022 | Q4 2021 | 2022 | 2021", "FY22 | FY21"): a header,
+    although the bare years read as numbers. A cell with an amount beside its year ("2022 1,234") is data."""
+    filled = [c for c in cells if (c or "").strip() and c.strip().lower() not in _SKIP_COLUMNS]
+    if len(filled) < 2 or any(re.search(r"\d[\d,]*\.\d|\d{1,3},\d{3}", c) for c in filled):
+        return False
+    periods = [parse_period(c) for c in filled]
+    return all(p is not None and (p.year is not None or p.quarter is not None) for p in periods)
 
 
 def _split_years(row: list[str]) -> list[str]:
@@ -237,7 +249,8 @@ def table_facts(header_rows: Sequence[Sequence[str]], rows: Sequence[Sequence[st
     headers = [list(r) for r in header_rows]
     body = [list(r) for r in rows]
     shift = 0  # body rows that came from the header (row indices count from the stored body)
-    if headers and _numeric(headers[0][1:]) and not _years_only(headers[0][1:]):  # no real header: it is data
+    first = headers[0][1:] if headers else []
+    if headers and _numeric(first) and not _years_only(first) and not _periods_only(first):  # no header: it is data
         body, headers, shift = [*headers, *body], [], len(headers)
     columns = _columns(headers, width)
     facts: list[RowFact] = []

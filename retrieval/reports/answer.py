@@ -21,13 +21,14 @@ from decimal import Decimal
 
 from indexing.reports.labels import label_key
 from retrieval.reports import compute
-from retrieval.reports.entities import aliases
+from retrieval.reports.doubts import unsure_of
+from retrieval.reports.entities import aliases, name_prefixes
 from retrieval.reports.facts import Fact, Report
-from retrieval.reports.lookup import Match, best_matches, names_table, role_rank
-from retrieval.reports.metrics import canonical_of
+from retrieval.reports.lookup import Match, best_matches, role_rank
+from retrieval.reports.metrics import aliases_in, canonical_of
 from retrieval.reports.pick import Cited, ReportAnswer, cite, column_filter, for_year, rank, residual, target_year
 from retrieval.reports.prose import prose_count, prose_dividend
-from retrieval.reports.question import Ask, read_question
+from retrieval.reports.question import Ask, asks_ratio, read_question, without_dates
 from retrieval.reports.refusals import currency_refusal, near
 from retrieval.reports.render import convert, format_amount, with_unit
 
@@ -49,13 +50,16 @@ def _fold(text: str) -> str:
 
 
 def _plain(question: str, report: Report) -> str:
-    """The question folded, without the entity's names, years and short parentheticals ("(KPLP)")."""
-    text = _fold(question)
-    for alias in aliases(report):
+    """The question folded, without the entity's names, years and short parentheticals ("(KPLP)"); a parenthetical
+    word in lower case is kept: "total (loss)/income" names the row "Total (loss)/income"."""
+    text = _fold(re.sub(r"\((?![a-z]+\))[^)]{1,8}\)", " ", without_dates(question)))
+    for alias in [*name_prefixes(report), *aliases(report)]:
         text = text.replace(alias, " ")
     text = re.sub(r"(19[89]\d|20[0-4]\d)\s*(年|財年)?", " ", text)
     text = re.sub(r"(?<![a-z])fy\s*'?\d{2}(?!\d)", " ", text)  # "FY22": a year, not a metric word
-    return re.sub(r"\([^)]{1,8}\)", " ", text)
+    # "profit was attributable to", "cash was used in": the copula is no part of the row's name
+    text = re.sub(r"\b(?:is|was|were|are)\s+(?=attributable|used|generated|provided|paid|received)", "", text)
+    return re.sub(r"\(\s*\)", " ", text)
 
 
 def _question_key(question: str, report: Report) -> str:
@@ -194,6 +198,8 @@ def _figure(
     if _PER_SHARE.search(question_key_raw or part_key) and not _PER_SHARE.search(top.facts[0].label):
         return None, top, False  # "net loss per share" asked, the "Net loss" row matched: not the figure asked
     facts = column_filter(_same_metric(top, matches), part_key, ask)
+    if asks_ratio(part_key) and not any(f.period is not None and f.period.share for f in facts):
+        return None, top, False  # a share of one figure in another: a computation, never the one amount matched
     year = target_year(ask, report)
     chosen = rank(for_year(facts, year, report, ask), question_key, ask)
     if not chosen:
@@ -205,17 +211,8 @@ def _figure(
     if other_currency is not None:
         return other_currency, top, True
     answer = _figure_answer(report, chosen, ask, english)
-    if _synonym_off_statement(top, chosen[0], question_key):
-        answer.unsure.append("statement")
+    answer.unsure.extend(unsure_of(top, chosen[0], question_key, ask))
     return answer, top, False
-
-
-def _synonym_off_statement(top: Match, fact: Fact, question_key: str) -> bool:
-    """Whether the row answers only by a synonym ("revenue" asked, "Sales" printed) in a table that is neither
-    the key figures nor a primary statement, nor one the question names (a related-party note's "Sales", a
-    contractual-obligations table): a company-level figure is printed in the statements, and when they were
-    not read as tables the row found is likely another amount under a similar word, so the model decides."""
-    return top.covered[0] != top.key and role_rank(fact) >= 2 and not names_table(fact, question_key)
 
 
 _NOTE_RANK = 3  # role_rank of a note or part table
@@ -363,6 +360,8 @@ def _absent(
     # only a quantity the question names as one phrase ("碳排放总量"), not words left between removed ones
     if not _QUANTITY.search(question_key) or len(core) < 3 or core not in question_key:
         return None
+    if aliases_in(core):  # a spelling of a listed figure (归母净利润): the report prints it under another name
+        return None
     if core[:3] not in text and not any(core[:3] in f.key for f in report.facts):
         return _not_in_report(report, core, [], english, years)
     return None
@@ -384,6 +383,9 @@ def answer_from_facts(
         return None
     folded = _fold(question)
     named = [r for r in reports if any(a in folded for a in aliases(r))]
+    if not named:  # cited by the start of its name ("Swiss Water"): only when one report alone is so cited
+        cited = [r for r in reports if any(p in folded for p in name_prefixes(r))]
+        named = cited if len(cited) == 1 else []
     if not named:
         if not scoped or len(reports) > 1:
             return None

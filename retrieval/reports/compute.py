@@ -14,7 +14,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from indexing.reports.labels import label_key
 from retrieval.reports.facts import Fact, Report
-from retrieval.reports.lookup import best_matches, group_words
+from retrieval.reports.lookup import best_matches, group_words, names_table, role_rank
 from retrieval.reports.metrics import canonical_of
 from retrieval.reports.pick import ReportAnswer, cite, column_filter, for_year, rank, residual, target_year
 from retrieval.reports.question import Ask
@@ -152,7 +152,15 @@ def _metric_match(
     matches = best_matches(question_key, [f for f in report.facts if not f.parent_company], raw_key)
     if not matches or residual(question_key, list(matches[0].covered), english, plain):
         return None
-    return list(matches[0].facts)
+    top = matches[0]
+    # inputs the figure answer would hand over are no inputs either: a synonym's row off the statements (a related
+    # party note's "Sales" for revenue), or a note's row the question does not name
+    kept = [
+        f
+        for f in top.facts
+        if (role_rank(f) < 2 or (top.covered[0] == top.key and role_rank(f) < 3)) or names_table(f, question_key)
+    ]
+    return kept or None
 
 
 def _growth(

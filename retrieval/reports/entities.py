@@ -12,7 +12,7 @@ import unicodedata
 
 from retrieval.reports.facts import Report
 
-__all__ = ["aliases"]
+__all__ = ["aliases", "name_prefixes"]
 
 _SUFFIX = re.compile(
     r"(股份有限公司|有限责任公司|有限公司|集团股份有限公司|集团有限公司|公司|,?\s*(?:inc\.?|corporation|corp\.?|"
@@ -47,3 +47,24 @@ def aliases(report: Report) -> list[str]:
         if re.search(r"[\u4e00-\u9fff]", name) and len(_PLACE.sub("", name)) >= 4:
             names.append(_PLACE.sub("", name)[:4])  # "航天电器股份" -> "航天电器"
     return sorted({n for n in names if len(n) >= 2}, key=len, reverse=True)
+
+
+_MIN_CJK_PREFIX = 4
+_MIN_WORDS = 2
+
+
+def name_prefixes(report: Report) -> list[str]:
+    """The leading parts of the report's full and English names a question may cite it by ("北方华锦化学" of
+    北方华锦化学工业股份有限公司, "Swiss Water" of "Swiss Water Decaffeinated Coffee Inc."): at least four Chinese
+    characters or two words, longest first. Weaker than :func:`aliases`: they name a report only when no report is
+    named by an alias and exactly one report's prefixes are in the question (a prefix two companies share never
+    decides)."""
+    found: set[str] = set()
+    for key in ("full_name", "english_name"):
+        name = _SUFFIX.sub("", _fold(str(report.entity.get(key) or ""))).strip(" ,")
+        if re.search(r"[\u4e00-\u9fff]", name):
+            found.update(name[:n] for n in range(_MIN_CJK_PREFIX, len(name) + 1))
+            continue
+        words = name.split()
+        found.update(" ".join(words[:n]) for n in range(_MIN_WORDS, len(words) + 1))
+    return sorted(found, key=len, reverse=True)

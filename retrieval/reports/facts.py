@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -10,7 +11,7 @@ from typing import Any
 from indexing.reports.currency import iso_currency
 from indexing.reports.labels import label_key
 from indexing.reports.periods import Period
-from indexing.reports.statements import table_role
+from indexing.reports.statements import parent_column, parent_table, table_role
 
 __all__ = ["Fact", "Report", "load_report"]
 
@@ -81,6 +82,26 @@ def _role(table: Mapping[str, Any]) -> str | None:
     return table_role(str(table.get("caption", "")), str(table.get("section", "")), False)
 
 
+#: A group row that is the first half of a sentence its rows finish: "Profit for the year is attributable to:" over
+#: "Owners of Kelly Partners Group Holdings Limited" / "Non-controlling interests".
+_OPEN_GROUP = re.compile(r"\b(?:attributable\s+to|to|by|of|from)\s*[:：]?\s*$", re.IGNORECASE)
+
+
+def _continued(label: str, parent: object) -> str:
+    """The row's label, after its group row when the group is a sentence the row finishes (``_OPEN_GROUP``):
+    alone, "Owners of ..." names no figure; with its group it is the profit attributable to the owners."""
+    if isinstance(parent, str) and _OPEN_GROUP.search(parent):
+        return f"{parent.rstrip(' :：')} {label}"
+    return label
+
+
+def _parent(table: Mapping[str, Any], column: str) -> bool:
+    """Whether a fact is the parent company's: its table is the company's own statement (stored, or read again from
+    the caption for facts stored before that reading), or its column header names the company beside the group."""
+    caption, section = str(table.get("caption", "")), str(table.get("section", ""))
+    return bool(table.get("parent_company")) or parent_table(caption, section) or parent_column(column)
+
+
 def load_report(
     path: str, name: str, data: Mapping[str, Any], text: str = "", pages: tuple[tuple[int | None, str], ...] = ()
 ) -> Report:
@@ -92,10 +113,11 @@ def load_report(
         table = tables[raw["t"]] if raw.get("t", -1) < len(tables) else {}
         rows = table.get("rows") or []
         period = Period.from_json(raw["period"]) if raw.get("period") else None
+        label = _continued(raw["label"], raw.get("parent"))
         facts.append(
             Fact(
-                label=raw["label"],
-                key=label_key(raw["label"]),
+                label=label,
+                key=label_key(label),
                 parent=raw.get("parent"),
                 column=raw.get("column", ""),
                 period=period,
@@ -105,7 +127,7 @@ def load_report(
                 page=raw.get("page"),
                 caption=table.get("caption", ""),
                 section=table.get("section", ""),
-                parent_company=bool(table.get("parent_company")),
+                parent_company=_parent(table, raw.get("column", "")),
                 row=rows[raw["r"]] if raw.get("r", -1) < len(rows) else "",
                 table=int(raw.get("t", 0)),
                 from_text=bool(table.get("text")),

@@ -70,7 +70,14 @@ def column_term(column: str) -> str:
     return label_key(_COLUMN_NOISE.sub("", column))
 
 
+#: Labels that name no metric of their own: a table's "Total" row is the total of whatever the table lists (a note's
+#: auditors' fees), so a question's "total" never matches it alone.
+_NAMELESS = frozenset({"total", "totals", "subtotal", "合计", "总计", "小计", "net", "balance", "other", "其他"})
+
+
 def _label_score(key: str, label: str, question_key: str, found_aliases: Sequence[tuple[str, str]]) -> tuple[int, str]:
+    if key in _NAMELESS or (key.isascii() and len(key) < 3):  # a row labelled "to" or "a" names nothing
+        return 0, key
     if len(key) >= 2 and key in question_key:
         return len(key) + 1, key  # the label as printed beats a synonym of the same length
     bare = key.replace("的", "")
@@ -96,18 +103,52 @@ def _stem(word: str) -> str:
     return word
 
 
+#: Words a long label may carry that the question leaves out without asking another figure: "Net cash used in
+#: operating activities" asked as "cash used in operating activities", "Profit attributable to owners of the
+#: Company" asked as "profit attributable to owners", "Profit after income tax for the year" as "profit after
+#: income tax". Only from labels of four words or more.
+_QUALIFIERS = frozenset({"net", "company", "group", "parent", "entity", "consolidated", "year", "period"})
+_LONG_LABEL = 4
+#: Sign words of a label ("Net income (loss)", "(Loss)/Profit before tax"): the question names one of the pair
+_SIGN_WORDS = frozenset({"loss", "losses", "profit", "income", "gain", "gains", "earnings", "expense", "benefit"})
+
+
+def _variants(word: str) -> tuple[str, ...]:
+    """The forms of a label word a question may print: itself, its stem, and without a final "d" / "s" ("used" asked
+    as "use", "activities" as "activity")."""
+    forms = [word, _stem(word)]
+    if word.endswith(("d", "s")) and len(word) >= 4:
+        forms.append(word[:-1])
+    if word.endswith("ies") and len(word) >= 6:
+        forms.append(word[:-3] + "y")
+    return tuple(forms)
+
+
 def _token_score(label: str, question_key: str) -> int:
     """An English label whose every word the question holds, in any order and with words between ("Total
     assets" in "total consolidated assets", "Cash and cash equivalents, end of year" asked as "cash at the end
     of the year"): scored below a label printed as one run in the question. Words the question holds beyond
-    the label still go to the residual check, so "net interest income" never takes a "Net income" row."""
+    the label still go to the residual check, so "net interest income" never takes a "Net income" row. A sign
+    word in parentheses ("Basic and diluted (losses)/earnings per share", "Net income (loss)") and a qualifier of a
+    long label (``_QUALIFIERS``) may be left out."""
     if re.search(r"[\u4e00-\u9fff]", label):
         return 0
     folded = unicodedata.normalize("NFKC", label).lower()
+    optional = set(re.findall(r"[a-z]{2,}", " ".join(re.findall(r"\(([^)]*)\)", folded))))
     words = [w for w in re.findall(r"[a-z]{2,}", folded) if w not in _LABEL_FILLERS]
-    if len(words) < 2 or not all(_stem(w) in question_key for w in words):
+    if len(words) >= _LONG_LABEL:
+        optional |= _QUALIFIERS
+    held = [w for w in words if any(v in question_key for v in _variants(w))]
+    for group in re.findall(r"[a-z()]+(?:\s*/\s*[a-z()]+)+", folded):  # "(Loss)/Profit": either word names it
+        alternatives = re.findall(r"[a-z]{2,}", group)
+        if "(" in group or any(w in held for w in alternatives):  # "(expense)/benefit": a sign, never the metric
+            optional.update(alternatives)
+    missing = [w for w in words if w not in held]
+    if len(held) < 2 or any(w not in optional for w in missing):
         return 0
-    return sum(len(w) for w in words) - 1
+    # a word left out costs its length: the label the question spells whole ("Net income (loss)") beats a longer one
+    # it spells only in part ("Net income (loss) for the period" of a quarterly table)
+    return sum(len(w) for w in held) - 1 - sum(len(w) for w in missing if w not in _SIGN_WORDS)
 
 
 _GENERIC = {"financial", "information", "total", "the", "and", "for", "reconciliation", "other", "segment"}
@@ -117,6 +158,13 @@ def group_words(parent: str | None) -> list[str]:
     # Latin names only ("KPLP Financial Information"): a Chinese group row ("一、经营活动产生的现金流量") is a
     # heading of the statement, not an entity, and its words are the metric's own
     return [w for w in re.findall(r"[a-z]{3,}", (parent or "").lower()) if w not in _GENERIC]
+
+
+def _names_group(raw_key: str, fact: Fact) -> bool:
+    """Whether the question names the fact's group row ("KPLP Financial Information"): most of the group's own words,
+    not one that the company's name happens to share ("Changes in working capital" under "Armadale Capital")."""
+    words = [w for w in group_words(fact.parent) if w not in fact.key]
+    return bool(words) and 2 * sum(w in raw_key for w in words) > len(words)
 
 
 def best_matches(question_key: str, facts: Sequence[Fact], raw_key: str = "") -> list[Match]:
@@ -134,7 +182,7 @@ def best_matches(question_key: str, facts: Sequence[Fact], raw_key: str = "") ->
             continue
         if raw_key:
             # a group word that is the row's own metric ("Non-current assets" over "Total assets") names no group
-            named_group = [f for f in group if any(w in raw_key and w not in f.key for w in group_words(f.parent))]
+            named_group = [f for f in group if _names_group(raw_key, f)]
             group = named_group or group
         best_bonus, best_cover = 0, ""
         for fact in group:  # a segment row under a metric table: "连接器" in "(1)营业收入构成"

@@ -30,6 +30,9 @@ _STOP_ZH = (
     "之和",
     "加总",
     "总和",
+    "经追溯调整后",  # the restated column: preferred by for_year whenever a table prints both
+    "追溯调整后",
+    "调整后",
     "根据合并利润表",
     "根据",
     "合并利润表",
@@ -171,6 +174,8 @@ _STOP_EN = {
     "lowest",
     "change",
     "growth",
+    "grow",
+    "grew",
     "percent",
     "percentage",
     "million",
@@ -199,6 +204,20 @@ _STOP_EN = {
     "period",
     "listed",
     "yearend",
+    # "the Group" is what UK and Australian reports call the consolidated company; a balance's "carrying value" is
+    # the amount the statement prints
+    "group",
+    "groups",
+    "carrying",
+    "parent",  # "the parent company's": the table to prefer (Ask.parent_company), not a metric word
+    "entity",
+    # the period words of "in the fourth quarter", "full-year 2022": read by read_question, not metric words
+    "quarter",
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "full",
 }
 
 
