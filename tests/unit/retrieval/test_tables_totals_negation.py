@@ -1,0 +1,70 @@
+"""Issue 35, what the first WTQ held-out half showed (read after its one run): totals rows wherever their label
+sits, a measure verb ("score") linked to its column or refused, negation on a column, and a count of rows whose
+named column repeats. Small real csv tables, a real DuckDB store; the tables are written here (not WTQ's)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from indexing.parsing import parse_file
+from indexing.table_store import TableStore
+from indexing.table_totals import totals_rows
+from retrieval.tables import answer_table_question
+
+
+def _store(tmp_path: Path, text: str) -> TableStore:
+    path = tmp_path / "t.csv"
+    path.write_text(text, encoding="utf-8")
+    store = TableStore(tmp_path / "tables.duckdb")
+    store.put("d", str(path), parse_file(path))
+    return store
+
+
+def _exact(question: str, store: TableStore) -> str | None:
+    result = answer_table_question(question, store, None, "en")
+    return str(result.data.get("value")) if result.outcome == "exact" else None
+
+
+MEDALS = '''"Rank","Nation","Gold","Silver","Bronze","Total"
+"1","Norway","5","3","4","12"
+"2","Chile","2","6","1","9"
+"3","Kenya","1","2","2","5"
+"Total","Total","8","11","7","26"
+'''
+
+PRIZES = '''"Division","Prize","Winning tickets","Rule"
+"All","10,600.00","22","Any prize"
+"1st","9,000.00","1","All in order"
+"2nd","1,000.00","1","All in order"
+"Sub","200.00","5","Nearest to 1st"
+"Sub","400.00","15","Last digit of 1st"
+'''
+
+SUBTOTALS = """Region,Store,Sales
+North,A,100
+North,B,50
+Subtotal,,150
+South,C,70
+South,D,30
+小计,,100
+"""
+
+
+def test_a_totals_row_whose_label_repeats_is_no_nation(tmp_path: Path) -> None:
+    store = _store(tmp_path, MEDALS)
+    result = answer_table_question("which nation won the most silver medals?", store, None, "en")
+    assert result.outcome == "exact" and "Chile" in result.answer_text and "Total:" not in result.answer_text
+    assert _exact("how many nations are listed?", store) == "3"
+
+
+def test_an_all_row_that_sums_the_rows_is_dropped_but_sub_prize_rows_are_data(tmp_path: Path) -> None:
+    assert totals_rows([r.split(",") for r in ["All,30,x", "a,10,y", "Sub,20,z"]]) == {0}
+    assert totals_rows([r.split(",") for r in ["All,31,x", "a,10,y", "Sub,20,z"]]) == set()  # not a sum: data
+    store = _store(tmp_path, PRIZES)
+    assert _exact("what is the total number of winning tickets?", store) == "22"
+
+
+def test_sub_total_rows_inside_the_table_are_not_summed(tmp_path: Path) -> None:
+    store = _store(tmp_path, SUBTOTALS)
+    assert _exact("what is the total sales?", store) == "250"
+    assert _exact("how many stores are there?", store) == "4"
