@@ -182,7 +182,7 @@ def _finish_count(query: TableQuery, numeric: list[ColumnInfo], others: list[Col
         return query
     if len(others) == 1 and not linked.row_noun and others[0].kind == "text" and not measures and (
             not linked.values or _repeats_elsewhere(others[0], linked)):
-        query.op, query.targets = "count_distinct", others
+        query.op, query.targets, query.implicit_distinct = "count_distinct", others, True
         return _one_row_refusal(query) if _one_keyed_row(query) else query
     if measures:
         # "total number of hospital beds at X" with a column Total too, "aircraft in service" beside a column In

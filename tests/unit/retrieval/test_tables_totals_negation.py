@@ -68,3 +68,35 @@ def test_sub_total_rows_inside_the_table_are_not_summed(tmp_path: Path) -> None:
     store = _store(tmp_path, SUBTOTALS)
     assert _exact("what is the total sales?", store) == "250"
     assert _exact("how many stores are there?", store) == "4"
+
+
+RECORDS = """Time,Athlete,Nationality,Location
+10.26,Ann Berg,Norway,Oslo
+10.29,Ann Berg,Norway,Bergen
+10.60,Bo Lind,Sweden,Malmo
+10.84,Cy Dahl,Denmark,Aarhus
+10.87,Di Eke,Sweden,Lund
+"""
+
+
+def test_rows_that_repeat_the_counted_name_are_two_readings(tmp_path: Path) -> None:
+    store = _store(tmp_path, RECORDS)
+    result = answer_table_question("how many athletes are not from sweden?", store, None, "en")
+    assert result.outcome != "exact" and "3 matching rows" in result.answer_text  # 3 rows, 2 athletes: both said
+    assert _exact("how many athletes are from sweden?", store) == "2"  # no name repeats: one reading
+    assert _exact("how many different athletes are not from sweden?", store) == "2"  # a word asked for distinct
+
+
+LEAGUE = """Pos,Team,Played,Won,Draw,Lost,Goals For,Goals Against,Points
+1,Rovers,18,11,4,3,27,14,37
+2,United,18,10,5,3,39,16,35
+3,City,18,8,6,4,25,18,30
+"""
+
+
+def test_a_measure_verb_picks_its_column_and_an_ambiguous_measure_is_never_a_row_count(tmp_path: Path) -> None:
+    store = _store(tmp_path, LEAGUE)
+    assert _exact("how many goals did rovers score?", store) == "27"  # score → Goals For
+    assert _exact("how many goals were scored by united?", store) == "39"
+    assert _exact("how many goals did rovers have?", store) is None  # For or Against: refused, not "1 row"
+    assert _exact("how many teams are listed?", store) == "3"
