@@ -100,3 +100,19 @@ def test_a_measure_verb_picks_its_column_and_an_ambiguous_measure_is_never_a_row
     assert _exact("how many goals were scored by united?", store) == "39"
     assert _exact("how many goals did rovers have?", store) is None  # For or Against: refused, not "1 row"
     assert _exact("how many teams are listed?", store) == "3"
+
+
+SITES = """Name,Topic,Cost,Advertising
+Alpha,Biology,Free,None
+Beta,Maths,Free,Yes - limited
+Gamma,All,Free,Yes
+Delta,Physics,$80/year,None
+"""
+
+
+def test_free_of_a_column_is_a_negation_never_the_cell_free(tmp_path: Path) -> None:
+    store = _store(tmp_path, SITES)
+    assert _exact("how many websites are free of advertising?", store) is None  # not Cost = Free (3)
+    assert _exact("how many websites are without advertising?", store) is None
+    assert _exact("how many websites are free?", store) == "3"  # the cell value itself still answers
+    assert _exact("how many websites are not free?", store) == "1"
