@@ -26,6 +26,7 @@ from retrieval.tables.completeness import (
     cells_hold_lists,
     numbers_as_text,
     numbers_the_rows,
+    repeated_count,
     rows_or_values,
     unread_cells,
 )
@@ -73,8 +74,9 @@ def is_chinese(question: str, language: str | None) -> bool:
 
 def _complete(planned: TableQuery | Refusal, store: TableStore) -> TableQuery | Refusal:
     """The checks only the cells can make on a planned query (cells listing names, a column numbering rows,
-    cells no number was read from, rows that repeat the value counted)."""
-    for check in (cells_hold_lists, numbers_as_text, numbers_the_rows, unread_cells, rows_or_values):
+    cells no number was read from, rows that repeat the value counted or one count)."""
+    for check in (cells_hold_lists, numbers_as_text, numbers_the_rows, unread_cells, rows_or_values,
+                  repeated_count):
         planned = check(planned, store)
     return planned
 

@@ -177,7 +177,7 @@ def _finish_count(query: TableQuery, numeric: list[ColumnInfo], others: list[Col
     if len(measures) == 1 and not others and (_counted_object(measures[0], linked) or (not linked.row_noun and (
             is_additive(measures[0]) or "how many" in linked.text.lower()))):
         # "How many Stanley Cups in total?", "一共卖出多少数量": the named column already counts things
-        query.op, query.measure = "sum", measures[0]
+        query.op, query.measure, query.counted_sum = "sum", measures[0], True
         query.notes.append((f"「{measures[0].name}」本身是数量：对它求和", f"'{measures[0].name}' counts: summed"))
         return query
     if len(others) == 1 and not linked.row_noun and others[0].kind == "text" and not measures and (

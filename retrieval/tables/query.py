@@ -56,6 +56,8 @@ class TableQuery:
     #: a distinct count no word asked for ("how many athletes …" over a column Athlete): when the matching rows
     #: repeat a value, rows and values are two readings and the query refuses (issue 35, item 2)
     implicit_distinct: bool = False
+    #: a sum of a column that itself counts ("how many counties does X belong to" → sum of Number of counties)
+    counted_sum: bool = False
     notes: list[tuple[str, str]] = field(default_factory=list)  # (zh, en) implicit choices said in words
 
 

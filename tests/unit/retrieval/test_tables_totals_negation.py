@@ -116,3 +116,20 @@ def test_free_of_a_column_is_a_negation_never_the_cell_free(tmp_path: Path) -> N
     assert _exact("how many websites are without advertising?", store) is None
     assert _exact("how many websites are free?", store) == "3"  # the cell value itself still answers
     assert _exact("how many websites are not free?", store) == "1"
+
+
+PLACES = """Name of place,Number of counties,Principal county,Zip code
+Ashby,2,Montour County,17772
+Ashby,2,Union County,17772
+Bryce,1,Tioga County,16943
+Cole,3,Centre County,16801
+Dunmore,1,Erie County,16501
+Dunmore,2,Elk County,15846
+"""
+
+
+def test_rows_that_repeat_one_count_are_not_summed(tmp_path: Path) -> None:
+    store = _store(tmp_path, PLACES)
+    assert _exact("how many counties does ashby belong to?", store) is None  # 2 and 2: is it 2, or 4?
+    assert _exact("how many counties does cole belong to?", store) == "3"  # one row: its count
+    assert _exact("how many counties does dunmore belong to?", store) == "3"  # different counts: summed
