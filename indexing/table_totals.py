@@ -9,10 +9,10 @@ Two kinds of label:
 - a totals word ("Total", "Totals", "Grand total", "Subtotal", "Sub-total", "合计", "总计", "小计", "Gesamt" …):
   a row whose text cells are all such words (the label may repeat, "Total","Total") and whose other cells are
   numbers or blank is dropped at the bottom as it is;
-- anywhere else, or with a word that may also be data ("All", "Overall", "Sum", "Sub", "Combined", "全部") in one
-  of its cells: dropped only when, in one numeric column at least, the row's number equals the sum of the rows it
-  closes (the rows since the last dropped row, or every other row for a first or last row), two of them non-zero.
-  "Sub" prize rows that are data keep their place.
+- anywhere else, or with a word that may also be data ("All", "Overall", "Sum", "Sub", "Combined", "Career",
+  "全部") in one of its cells: dropped only when, in one numeric column at least, the row's number equals the
+  sum of the rows it closes (the rows since the last dropped row, or every other row for a first or last row),
+  two of them non-zero. "Sub" prize rows that are data keep their place.
 """
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ import re
 from decimal import Decimal, InvalidOperation
 
 #: Words that label a totals or sub-total row and nothing else.
-_TOTAL_WORD = re.compile(r"^\s*(?:grand\s+)?(?:totals?|totaal|totale|totalt|gesamt|summe|sub[\s-]?totals?)\s*[:：]?"
-                         r"\s*$|^\s*(?:合\s*计|总\s*计|总\s*和|小\s*计|全部合计|总\s*数)\s*[:：]?\s*$", re.IGNORECASE)
+_TOTAL_WORD = re.compile(r"^\s*(?:(?:grand|career|overall)\s+)?(?:totals?|totaal|totale|totalt|gesamt|summe|"
+                         r"sub[\s-]?totals?)\s*[:：]?\s*$|"
+                         r"^\s*(?:合\s*计|总\s*计|总\s*和|小\s*计|全部合计|总\s*数)\s*[:：]?\s*$", re.IGNORECASE)
 #: Words that label a totals row but may also be a data value: the row's numbers must be a sum.
-_WEAK_WORD = re.compile(r"^\s*(?:all|overall|sum|sub|combined|全部|全体)\s*[:：]?\s*$", re.IGNORECASE)
+_WEAK_WORD = re.compile(r"^\s*(?:all|overall|sum|sub|combined|career|全部|全体)\s*[:：]?\s*$", re.IGNORECASE)
 _NUMERIC_CELL = re.compile(r"^\s*[-+(]?[$¥€£]?\s*[\d,]+(?:\.\d+)?\s*%?\)?\s*$")
 
 

@@ -60,6 +60,8 @@ def test_a_totals_row_whose_label_repeats_is_no_nation(tmp_path: Path) -> None:
 def test_an_all_row_that_sums_the_rows_is_dropped_but_sub_prize_rows_are_data(tmp_path: Path) -> None:
     assert totals_rows([r.split(",") for r in ["All,30,x", "a,10,y", "Sub,20,z"]]) == {0}
     assert totals_rows([r.split(",") for r in ["All,31,x", "a,10,y", "Sub,20,z"]]) == set()  # not a sum: data
+    assert totals_rows([r.split(",") for r in ["2001,A,3", "2002,B,4", "Career,,7"]]) == {2}
+    assert totals_rows([r.split(",") for r in ["2001,A,3", "2002,B,4", "Career,,8"]]) == set()
     store = _store(tmp_path, PRIZES)
     assert _exact("what is the total number of winning tickets?", store) == "22"
 
