@@ -13,10 +13,10 @@ from indexing.table_store import ColumnInfo
 from retrieval.handlers.columns import column_core
 from retrieval.tables.identity import identity_words, person_columns
 from retrieval.tables.lexicon import PEOPLE_COUNT
-from retrieval.tables.linked import Linked
+from retrieval.tables.linked import ColumnMention, Linked
 from retrieval.tables.query import AGGREGATES, Refusal, TableQuery, column_names, is_additive, measure_columns
 
-__all__ = ["finish_query"]
+__all__ = ["counted_measure", "counted_word", "finish_query"]
 
 #: "…销售额占年度销售总额的比例": 占 right after what is measured (not after 和/与: "销售额和占比" names two columns).
 _SHARE_QUESTION = re.compile(
@@ -165,9 +165,19 @@ def _one_row_refusal(query: TableQuery) -> Refusal:
 def _counted_object(column: ColumnInfo, linked: Linked) -> bool:
     """"How many Stanley Cups do the teams have in total?": the numeric column is what "how many" / "number of"
     counts (its name right after them), so it is summed; the row noun ("teams") only says whose they are."""
-    words = [m.text for m in linked.mentions if column in m.columns]
+    return any(counted_word(linked, m.text) for m in linked.mentions if column in m.columns)
+
+
+def counted_measure(m: ColumnMention, linked: Linked) -> bool:
+    """A mention of several measure columns that "how many" counts ("how many goals": Goals For, Against)."""
+    return all(c.is_measure for c in m.columns) and counted_word(linked, m.text)
+
+
+def counted_word(linked: Linked, word: str) -> bool:
+    """Whether ``word`` is what "how many" / "number of" counts (right after them), not a word that qualifies
+    something else ("库存表里有多少种物料": 库存 names the sheet)."""
     lead = r"(?:how many|how much|total number of|number of)\s+(?:the\s+)?"
-    return any(re.search(lead + re.escape(w) + r"\b", linked.text) for w in words)
+    return re.search(lead + re.escape(word) + r"\b", linked.text) is not None
 
 
 def _finish_count(query: TableQuery, numeric: list[ColumnInfo], others: list[ColumnInfo],
