@@ -135,3 +135,16 @@ def test_rows_that_repeat_one_count_are_not_summed(tmp_path: Path) -> None:
     assert _exact("how many counties does ashby belong to?", store) is None  # 2 and 2: is it 2, or 4?
     assert _exact("how many counties does cole belong to?", store) == "3"  # one row: its count
     assert _exact("how many counties does dunmore belong to?", store) == "3"  # different counts: summed
+
+
+STOCK = """物料名称,仓库,库存数量,最低库存
+电阻,一号仓,120,50
+电容,二号仓,80,100
+继电器,二号仓,40,60
+"""
+
+
+def test_a_measure_word_that_qualifies_the_sheet_does_not_block_a_count(tmp_path: Path) -> None:
+    store = _store(tmp_path, STOCK)  # 库存 matches 库存数量 and 最低库存, but names the sheet, not what is counted
+    result = answer_table_question("库存表里一共有多少种物料？", store, None, "zh")
+    assert result.outcome == "exact" and str(result.data.get("value")) == "3"
