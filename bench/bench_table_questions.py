@@ -27,9 +27,11 @@ One current result file: a rerun overwrites ``--out`` (earlier runs live in git 
    written before the issue-35 changes, measured before and after, never tuned on.
 4. ``wtq-tuning`` / ``wtq-heldout``: WikiTableQuestions, split by table (``bench/table_public.py``), read from the
    mirror (``--wtq``; skipped with a line when absent); the held-out half is run once, at the end.
+   ``wtq-heldout2``: a second held-out set from WTQ's training file (tables disjoint), made after the first
+   held-out half had been read; run once, at the end.
 
     python bench/bench_table_questions.py --label issue35 --out bench/results/table_questions.md \
-        --sets fresh fresh2 fresh3 fresh4 fresh5 acceptance roster roster-direct wtq-tuning wtq-heldout
+        --sets fresh fresh2 fresh3 fresh4 fresh5 acceptance roster roster-direct wtq-tuning wtq-heldout wtq-heldout2
 """
 
 from __future__ import annotations

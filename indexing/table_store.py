@@ -26,7 +26,6 @@ header; values always travel as parameters.
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -37,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from indexing.table_columns import PERCENT_NOTE, ColumnSpec, type_columns
+from indexing.table_totals import totals_rows
 from officeqa.domain import Block, BlockType, ParsedDocument
 from officeqa.errors import OfficeQAError
 from officeqa.normalize import normalize
@@ -165,25 +165,6 @@ def _table_shape(block: Block) -> tuple[list[list[str]], list[list[str]]]:
     return (rows[:1], rows[1:]) if rows else ([], [])
 
 
-#: The label of a totals row under the data ("Total", "合计"): the sum of the rows above, not a row of its own.
-_TOTAL_LABEL = re.compile(r"^\s*(?:grand\s+)?(?:totals?|totaal|totale|totalt|gesamt|summe)\s*:?\s*$|"
-                          r"^\s*(?:sum|合\s*计|总\s*计|总\s*和|小\s*计|全部合计)\s*[:：]?\s*$", re.IGNORECASE)
-_NUMERIC_CELL = re.compile(r"^\s*[-+(]?[$¥€£]?\s*[\d,]+(?:\.\d+)?\s*%?\)?\s*$")
-
-
-def _trailing_totals(rows: list[list[str]]) -> int:
-    """How many rows at the bottom are totals rows: a totals label and otherwise only numbers or blanks. Why: a
-    "Total" row counted as a region makes "which region sold the most" answer "Total" and every count one too many."""
-    dropped = 0
-    for row in reversed(rows):
-        cells = [c for c in row if c and c.strip()]
-        labels = [c for c in cells if not _NUMERIC_CELL.match(c)]
-        if len(labels) != 1 or not _TOTAL_LABEL.match(labels[0]) or len(cells) < 2:
-            break
-        dropped += 1
-    return dropped if dropped < len(rows) else 0
-
-
 def _column_info(spec: ColumnSpec) -> ColumnInfo:
     return ColumnInfo(index=spec.index, name=spec.name, path=spec.path, kind=spec.kind, identifier=spec.identifier,
                       scale=spec.scale, granularity=spec.granularity, has_raw=spec.raw is not None,
@@ -286,8 +267,9 @@ class TableStore:
 
     def _put_table(self, con: Any, doc_id: str, path: str, block: Block, table_no: int, name: str) -> TableInfo | None:
         header_rows, rows = _table_shape(block)
-        totals = _trailing_totals(rows)
-        rows = rows[: len(rows) - totals]
+        dropped = totals_rows(rows)
+        kept = np.array([i for i in range(len(rows)) if i not in dropped], dtype=np.int32)
+        rows, totals = [rows[i] for i in kept], len(dropped)
         if not rows:
             return None
         specs = type_columns(header_rows, rows)
@@ -303,8 +285,8 @@ class TableStore:
         ddl += [f"r{s.index} VARCHAR" for s in specs if s.raw is not None]
         con.execute(f"CREATE TABLE {physical} ({', '.join(ddl)})")
         source: dict[str, np.ndarray] = {
-            "_row": np.arange(1, n + 1, dtype=np.int32),
-            "_sheet_row": (np.arange(first_data, first_data + n, dtype=np.int32) if first_data is not None
+            "_row": kept + 1,  # a dropped totals row keeps its place: rows are cited as the file numbers them
+            "_sheet_row": (kept + first_data if first_data is not None
                            else np.full(n, None, dtype=object)),
         }
         select = ["_row", "CAST(_sheet_row AS INTEGER)"]

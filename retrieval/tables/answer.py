@@ -22,7 +22,14 @@ from indexing.table_store import TableStore
 from retrieval.handlers.results import HandlerResult
 from retrieval.rules.normalize import normalize
 from retrieval.tables.choose import choose_table
-from retrieval.tables.completeness import cells_hold_lists, numbers_as_text, numbers_the_rows, unread_cells
+from retrieval.tables.completeness import (
+    cells_hold_lists,
+    numbers_as_text,
+    numbers_the_rows,
+    repeated_count,
+    rows_or_values,
+    unread_cells,
+)
 from retrieval.tables.execute import run_query
 from retrieval.tables.linked import Linked
 from retrieval.tables.linker import link_table
@@ -67,8 +74,9 @@ def is_chinese(question: str, language: str | None) -> bool:
 
 def _complete(planned: TableQuery | Refusal, store: TableStore) -> TableQuery | Refusal:
     """The checks only the cells can make on a planned query (cells listing names, a column numbering rows,
-    cells no number was read from)."""
-    for check in (cells_hold_lists, numbers_as_text, numbers_the_rows, unread_cells):
+    cells no number was read from, rows that repeat the value counted or one count)."""
+    for check in (cells_hold_lists, numbers_as_text, numbers_the_rows, unread_cells, rows_or_values,
+                  repeated_count):
         planned = check(planned, store)
     return planned
 

@@ -18,7 +18,7 @@ from retrieval.tables.linked import Linked, ValueMention
 from retrieval.tables.query import Refusal, TableQuery
 
 __all__ = ["ASKS_ROW", "cells_hold_lists", "listed_values", "mostly_unplaced", "numbers_as_text", "numbers_the_rows",
-           "unread_cells"]
+           "repeated_count", "rows_or_values", "unread_cells"]
 
 #: "which …", "who …", "哪个…", "谁…": a row is asked for, not a number.
 ASKS_ROW = re.compile(r"^\s*(?:which|who)\b|哪|谁", re.IGNORECASE)
@@ -140,3 +140,45 @@ def numbers_as_text(planned: TableQuery | Refusal, store: TableStore) -> TableQu
     return Refusal(f"「{column.name}」的单元格多是数字：要求和，还是数不同的值？",
                    f"Cells of '{column.name}' are mostly numbers: their sum, or how many different values?",
                    {"columns": [column.name]}, planned.table)
+
+
+def rows_or_values(planned: TableQuery | Refusal, store: TableStore) -> TableQuery | Refusal:
+    """"How many athletes are not from France?" over a column Athlete that repeats a name among the matching rows:
+    the rows (performances) and the different names are two readings no word of the question chooses between; it
+    refuses and says both. A distinct count a word asked for ("how many different …"), one with no condition
+    ("how many events are there": the table lists them), one equal to the row count, or one over a table whose
+    rows have a key of their own (games G1…G5: "how many teams" are values) passes."""
+    if isinstance(planned, Refusal) or planned.op != "count_distinct" or not planned.implicit_distinct or \
+            len(planned.targets) != 1 or not planned.filters:
+        return planned
+    column, table = planned.targets[0], planned.table
+    if any(c.index != column.index and c.identifier and c.distinct == table.row_count for c in table.columns):
+        return planned
+    where, params = compile_where(planned.filters)
+    _, rows = store.query(f"SELECT count({column.sql}), count(DISTINCT {column.sql}) FROM {planned.table.sql} "
+                          f"WHERE {where}", params)
+    if not rows or rows[0][0] == rows[0][1]:
+        return planned
+    n, distinct = rows[0]
+    return Refusal(f"符合条件的有 {n} 行，但「{column.name}」只有 {distinct} 个不同的值：要数行，还是数不同的值？",
+                   f"{n} matching rows, but {distinct} different values of '{column.name}': count the rows, or "
+                   "the different values?", {"columns": [column.name]}, planned.table)
+
+
+def repeated_count(planned: TableQuery | Refusal, store: TableStore) -> TableQuery | Refusal:
+    """"How many counties does Schuyler belong to?" where Schuyler has two rows (one per county) that each say 2:
+    the rows repeat one thing's count, so their sum (4) double-counts it; with every matching row holding the same
+    count, the number and the sum are two readings, and it refuses saying both. Different counts are summed."""
+    if isinstance(planned, Refusal) or planned.op != "sum" or not planned.counted_sum or planned.measure is None \
+            or not any(f.op == "=" for f in planned.filters):
+        return planned
+    m = planned.measure
+    where, params = compile_where(planned.filters)
+    _, rows = store.query(f"SELECT count({m.sql}), count(DISTINCT {m.sql}), min({m.sql}), sum({m.sql}) FROM "
+                          f"{planned.table.sql} WHERE {where}", params)
+    if not rows or rows[0][0] < 2 or rows[0][1] != 1 or not rows[0][2]:
+        return planned
+    n, _, each, total = rows[0]
+    return Refusal(f"符合条件的 {n} 行的「{m.name}」都是 {each}：是 {each}，还是合计 {total}？",
+                   f"Each of the {n} matching rows says '{m.name}' = {each}: is it {each}, or their sum {total}?",
+                   {"columns": [m.name]}, planned.table)

@@ -13,6 +13,7 @@ Simplified, lower case); spans index into that text.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 from indexing.table_store import TableInfo, TableStore, ValueHit
@@ -111,6 +112,7 @@ def link_table(question: str, table: TableInfo, store: TableStore, hits: list[Va
         text, hits = negated, None  # "还没开始" read as the cell value "未开始": the hits are looked up again
     t = QuestionText(text)
     linked = Linked(table=table, text=text, borrowed=borrowed)
+    _free_of(t, linked)
     link_file_name(t, table)
     flags = link_flags(t, table, store)
     linked.mentions = row_key_nouns(link_columns(t, table, ("exact",)), table, linked)
@@ -145,6 +147,19 @@ def link_table(question: str, table: TableInfo, store: TableStore, hits: list[Va
     dated = (linked.times or linked.group_unit) and any(c.is_date for c in table.columns)
     linked.coverage = linked.content + linked.affinity + (1 if dated else 0)
     return linked
+
+
+#: "free of advertising", "advertising-free": a negation of what follows (or precedes), never the cell "Free".
+_FREE_OF = re.compile(r"\bfree\s+(?:of|from)\b|-free\b|\bfree-of\b", re.IGNORECASE)
+
+
+def _free_of(t: QuestionText, linked: Linked) -> None:
+    """Why: "how many websites are free of advertising" over a Cost column holding "Free" read as Cost = Free;
+    the words negate the advertising, which no rule here turns into a condition, so the parse stays incomplete."""
+    for m in _FREE_OF.finditer(t.text):
+        if t.free(m.start(), m.end()):
+            t.take(m.start(), m.end())
+            linked.unattached_negation.append(m.group(0).strip())
 
 
 def _link_sheet_names(t: QuestionText, linked: Linked) -> None:

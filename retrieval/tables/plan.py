@@ -4,8 +4,8 @@ The rules, in order (each refusal names the candidates so a person or a model ca
 
 - a word no column, value, time expression or known word explains -> refuse (``不理解``);
 - a relative time ("去年") -> refuse: the answer must not depend on today's date;
-- the operation: distinct count > ranking (argmax, top-k) > avg / max / min > count > sum >
-  list > none; two of avg / max / min together -> refuse;
+- the operation: distinct count > ranking (argmax, top-k) > avg / max / min > count > sum > list > none; two
+  of avg / max / min together -> refuse;
 - the measure (sum, avg, max, min, ranking): the numeric, non-identifier column the
   question names; none named -> the table's only measure column, else refuse listing them;
   two named -> refuse; an identifier named (phone, ID, order number, year) -> refuse;
@@ -29,7 +29,7 @@ from retrieval.tables.completeness import ASKS_ROW, listed_values, mostly_unplac
 from retrieval.tables.identity import identity_words, person_columns
 from retrieval.tables.linked import ColumnMention, Linked
 from retrieval.tables.period import period_label_filter
-from retrieval.tables.plan_columns import finish_query
+from retrieval.tables.plan_columns import counted_measure, finish_query
 from retrieval.tables.query import (
     AGGREGATES,
     Filter,
@@ -321,8 +321,8 @@ def _remaining_columns(query: TableQuery, linked: Linked, used: set[int],
             if all(c.index in value_columns for c in m.columns) or (
                     m.kind == "partial" and any(c.index in value_columns for c in m.columns)):
                 continue  # "区域华东", "合同HT-2024-005": the column named next to its value
-            if query.op in ("count", "count_distinct") and m.kind == "partial":
-                continue
+            if query.op.startswith("count") and m.kind == "partial" and not counted_measure(m, linked):
+                continue  # "how many goals" over Goals For / Goals Against: a measure to pick, never a row count
             return column
         if column.is_date and column not in named_dates:
             named_dates.append(column)

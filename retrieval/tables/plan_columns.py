@@ -13,10 +13,10 @@ from indexing.table_store import ColumnInfo
 from retrieval.handlers.columns import column_core
 from retrieval.tables.identity import identity_words, person_columns
 from retrieval.tables.lexicon import PEOPLE_COUNT
-from retrieval.tables.linked import Linked
+from retrieval.tables.linked import ColumnMention, Linked
 from retrieval.tables.query import AGGREGATES, Refusal, TableQuery, column_names, is_additive, measure_columns
 
-__all__ = ["finish_query"]
+__all__ = ["counted_measure", "counted_word", "finish_query"]
 
 #: "…销售额占年度销售总额的比例": 占 right after what is measured (not after 和/与: "销售额和占比" names two columns).
 _SHARE_QUESTION = re.compile(
@@ -165,9 +165,19 @@ def _one_row_refusal(query: TableQuery) -> Refusal:
 def _counted_object(column: ColumnInfo, linked: Linked) -> bool:
     """"How many Stanley Cups do the teams have in total?": the numeric column is what "how many" / "number of"
     counts (its name right after them), so it is summed; the row noun ("teams") only says whose they are."""
-    words = [m.text for m in linked.mentions if column in m.columns]
+    return any(counted_word(linked, m.text) for m in linked.mentions if column in m.columns)
+
+
+def counted_measure(m: ColumnMention, linked: Linked) -> bool:
+    """A mention of several measure columns that "how many" counts ("how many goals": Goals For, Against)."""
+    return all(c.is_measure for c in m.columns) and counted_word(linked, m.text)
+
+
+def counted_word(linked: Linked, word: str) -> bool:
+    """Whether ``word`` is what "how many" / "number of" counts (right after them), not a word that qualifies
+    something else ("库存表里有多少种物料": 库存 names the sheet)."""
     lead = r"(?:how many|how much|total number of|number of)\s+(?:the\s+)?"
-    return any(re.search(lead + re.escape(w) + r"\b", linked.text) for w in words)
+    return re.search(lead + re.escape(word) + r"\b", linked.text) is not None
 
 
 def _finish_count(query: TableQuery, numeric: list[ColumnInfo], others: list[ColumnInfo],
@@ -177,12 +187,12 @@ def _finish_count(query: TableQuery, numeric: list[ColumnInfo], others: list[Col
     if len(measures) == 1 and not others and (_counted_object(measures[0], linked) or (not linked.row_noun and (
             is_additive(measures[0]) or "how many" in linked.text.lower()))):
         # "How many Stanley Cups in total?", "一共卖出多少数量": the named column already counts things
-        query.op, query.measure = "sum", measures[0]
+        query.op, query.measure, query.counted_sum = "sum", measures[0], True
         query.notes.append((f"「{measures[0].name}」本身是数量：对它求和", f"'{measures[0].name}' counts: summed"))
         return query
     if len(others) == 1 and not linked.row_noun and others[0].kind == "text" and not measures and (
             not linked.values or _repeats_elsewhere(others[0], linked)):
-        query.op, query.targets = "count_distinct", others
+        query.op, query.targets, query.implicit_distinct = "count_distinct", others, True
         return _one_row_refusal(query) if _one_keyed_row(query) else query
     if measures:
         # "total number of hospital beds at X" with a column Total too, "aircraft in service" beside a column In

@@ -6,6 +6,7 @@ and renderer read them; none of those needs the planner's rules.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,6 +53,11 @@ class TableQuery:
     all_rows: bool = False
     #: the measure is the table's only numeric column, not one the question named (weak evidence for the table)
     implicit_measure: bool = False
+    #: a distinct count no word asked for ("how many athletes …" over a column Athlete): when the matching rows
+    #: repeat a value, rows and values are two readings and the query refuses (issue 35, item 2)
+    implicit_distinct: bool = False
+    #: a sum of a column that itself counts ("how many counties does X belong to" → sum of Number of counties)
+    counted_sum: bool = False
     notes: list[tuple[str, str]] = field(default_factory=list)  # (zh, en) implicit choices said in words
 
 
@@ -77,9 +83,32 @@ def is_additive(column: ColumnInfo) -> bool:
     return any(h in name for h in ADDITIVE_HINTS)
 
 
+#: A measure verb and the header words that say which side of a score a column holds: "how many goals did KR
+#: score" is the column "Goals For" (or "Goals scored"), "conceded" the column "Goals Against".
+_VERB_SIDES = ((re.compile(r"\b(?:score[sd]?|scoring|netted)\b|进球", re.IGNORECASE),
+                re.compile(r"\b(?:for|scored|score)\b|进球", re.IGNORECASE)),
+               (re.compile(r"\b(?:concede[sd]?|conceding|allowed)\b|失球", re.IGNORECASE),
+                re.compile(r"\b(?:against|conceded|allowed)\b|失球", re.IGNORECASE)))
+
+
+def _by_verb(m: ColumnMention, linked: Linked) -> ColumnInfo | None:
+    """The one column of an ambiguous mention ("goals": Goals For, Goals Against) whose header carries the side
+    the question's measure verb names ("score" → For / scored); None when no verb, or not exactly one column."""
+    for verb, side in _VERB_SIDES:
+        if verb.search(linked.text):
+            picked = [c for c in m.columns if c.kind == "decimal" and side.search(c.name.replace(m.text, " "))]
+            if len(picked) == 1:
+                return picked[0]
+    return None
+
+
 def resolve_mention(m: ColumnMention, linked: Linked) -> ColumnInfo | Refusal:
+    """The one column a mention names; a measure verb may choose among several ("goals … score"); else refused."""
     if len(m.columns) == 1:
         return m.columns[0]
+    chosen = _by_verb(m, linked)
+    if chosen is not None:
+        return chosen
     return Refusal(f"「{m.text}」可能指多列：{'、'.join(column_names(m.columns))}，请写明列名。",
                    f"'{m.text}' may mean several columns: {', '.join(column_names(m.columns))}; name the column.",
                    {"columns": column_names(m.columns)}, linked.table)
