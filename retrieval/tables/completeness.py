@@ -145,11 +145,12 @@ def numbers_as_text(planned: TableQuery | Refusal, store: TableStore) -> TableQu
 def rows_or_values(planned: TableQuery | Refusal, store: TableStore) -> TableQuery | Refusal:
     """"How many athletes are not from France?" over a column Athlete that repeats a name among the matching rows:
     the rows (performances) and the different names are two readings no word of the question chooses between; it
-    refuses and says both. A distinct count a word asked for ("how many different …"), one with no condition
-    ("how many events are there": the table lists them), one equal to the row count, or one over a table whose
-    rows have a key of their own (games G1…G5: "how many teams" are values) passes."""
+    refuses and says both, with or without a condition ("how many events are there" over a table that lists an
+    event twice is the same two readings). A distinct count a word asked for ("how many different …"), one equal
+    to the row count, or one over a table whose rows have a key of their own (games G1…G5: "how many teams" are
+    values) passes."""
     if isinstance(planned, Refusal) or planned.op != "count_distinct" or not planned.implicit_distinct or \
-            len(planned.targets) != 1 or not planned.filters:
+            len(planned.targets) != 1:
         return planned
     column, table = planned.targets[0], planned.table
     if any(c.index != column.index and c.identifier and c.distinct == table.row_count for c in table.columns):
