@@ -635,7 +635,8 @@ def _company_counts(text: str) -> tuple[Counter[str], dict[str, str], dict[str, 
     first_at: dict[str, int] = {}
     for pattern in (_EN_COMPANY, _EN_COMPANY_CAPS):
         for match in pattern.finditer(text):
-            full = _LEADING_PHRASE.sub("", f"{match.group(1)} {match.group(2)}")
+            tail = _LEGAL_TAIL.match(text, match.end())  # "… Group Holdings Limited": the whole legal form
+            full = _LEADING_PHRASE.sub("", f"{match.group(1)} {match.group(2)}{tail.group(0) if tail else ''}")
             key = entity_key(full)
             if not is_specific(key) or len(key.split()) > 6:
                 continue
@@ -643,6 +644,9 @@ def _company_counts(text: str) -> tuple[Counter[str], dict[str, str], dict[str, 
             spelled.setdefault(key, full)
             first_at[key] = min(first_at.get(key, match.start()), match.start())
     return counts, spelled, first_at
+
+
+_LEGAL_TAIL = re.compile(r"[ \t]+(?:Limited|LIMITED|Ltd\.?|LTD\.?|plc|PLC|Plc|Inc\.|INC\.|Inc|INC)(?![A-Za-z])")
 
 
 def _co_entities(entity: str, text: str) -> list[str]:

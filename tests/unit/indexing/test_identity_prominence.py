@@ -10,7 +10,7 @@ investee, a director's other board, a competitor).
 from __future__ import annotations
 
 from indexing.identity import is_common_noun, mentions, own_tickers, short_form
-from indexing.subjects import entity_key, subject_from_text
+from indexing.subjects import subject_from_text
 
 BRAVE = """Annual Report 2022
 IFC WITH DESIGN
@@ -56,7 +56,7 @@ def test_a_shareholder_named_once_is_not_the_company_nor_a_second_one() -> None:
 
 def test_the_exchange_code_is_the_companys_and_other_companies_tickers_are_not() -> None:
     s = subject_from_text(KELLY, body=KELLY)
-    assert entity_key(s.entity) == "kelly partners group holdings"
+    assert s.entity == "Kelly Partners Group Holdings Limited"  # the whole legal form, not cut after "Holdings"
     assert s.codes == ["KPG"], s.codes
     assert own_tickers(KELLY, ["kelly partners"]) == ["KPG"]
 
