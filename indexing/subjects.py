@@ -600,6 +600,9 @@ def _prominent_company(text: str, body: str, title: str = "") -> str:
 
 #: The weight a name needs when its legal name is not printed on the cover: seen three times.
 _MIN_PROMINENCE = 3
+#: Legal names of the whole report weighed beside those of the first pages: the most frequent (each is a pass over
+#: the report's text).
+_MAX_CANDIDATES = 40
 
 
 def _candidates(text: str, body: str, title: str = "") -> dict[str, tuple[int, str, int]]:
@@ -607,7 +610,7 @@ def _candidates(text: str, body: str, title: str = "") -> dict[str, tuple[int, s
     counts, spelled, first_at = _company_counts(text)
     more, more_spelled, _ = _company_counts(body)
     out: dict[str, tuple[int, str, int]] = {}
-    for key in [*counts, *more]:
+    for key in [*counts, *(k for k, _ in more.most_common(_MAX_CANDIDATES))]:
         core = short_key(key)
         if key in out or not is_specific(core) or is_common_noun(core, body):
             continue
