@@ -219,3 +219,85 @@ def former_names(text: str) -> list[str]:
     found = [m.group(1) for m in _FORMER_CN.finditer(folded)]
     found += [m.group(1).strip(" ,.") for m in _FORMER_EN.finditer(folded)]
     return [n for n in dict.fromkeys(found) if n and n not in ("无", "不适用")][:3]
+
+
+# ----------------------------------------------------------------------------------- prominence and tickers
+def mentions(phrase: str, text: str) -> int:
+    """How often ``text`` prints ``phrase`` (a key: lower-case words) as a name: whole words, each capitalised
+    ("Brave Bison", "BRAVE BISON"), any punctuation between the words ("B.C. Ventures" for "b c ventures")."""
+    words = [w for w in phrase.split() if w]
+    if not words:
+        return 0
+    parts = [f"{re.escape(w[0].upper())}(?i:{re.escape(w[1:])})" for w in words]
+    return len(re.findall(r"(?<![A-Za-z0-9])" + r"[\W_]{1,3}".join(parts) + r"(?![A-Za-z0-9])", text))
+
+
+def is_common_noun(phrase: str, text: str) -> bool:
+    """True when ``text`` prints ``phrase`` in lower case more often than as a name: "Parent Company", "Emerging
+    Growth Company" are phrases a report capitalises in headings, not a company's name (a name stays capitalised)."""
+    if not phrase or not distinctive(phrase):
+        return True  # "Energy Ltd", "Companies Limited": nothing but words many names share
+    # a web or e-mail address prints a name in lower case ("www.starvest.co.uk"): not counted
+    lower = len(re.findall(r"(?<![A-Za-z0-9.@/])" + r"\s+".join(map(re.escape, phrase.split())) + r"(?![A-Za-z0-9@])",
+                           text))
+    return lower > (0 if " " not in phrase else mentions(phrase, text) // 2)
+
+
+def short_form(key: str) -> str:
+    """The first two words of a long name key when both are distinctive ("swiss water" of "swiss water
+    decaffeinated coffee"): what a report and its readers call the company; "" for a shorter name or a generic
+    word ("brave bison" is already the whole name; "global water resources" gives nothing)."""
+    words = key.split()
+    _, latin = _generic()
+    if len(words) < 3 or _HAN.search(key) or any(w in latin or len(w) < 2 for w in words[:2]):
+        return ""
+    return " ".join(words[:2])
+
+
+_EXCHANGES = r"ASX|AIM|LSE|TSXV|TSX-V|TSX|NYSE(?:\s+American)?|NASDAQ|Nasdaq|NZX|JSE|OTCQX|OTCQB|CSE"
+#: "ASX: KPG", "TSX: SWP", "Nasdaq: INMB", "AIM:GGP", "(ASX code: RFT)".
+_TICKER_LABELLED = re.compile(
+    rf"\b(?:{_EXCHANGES})\s*(?:code|Code|CODE|ticker|Ticker)?\s*[:：]\s*([A-Z][A-Z0-9]{{1,4}})(?![A-Za-z0-9])"
+)
+#: "KPG.ASX", "SWP.TO".
+_TICKER_SUFFIXED = re.compile(r"(?<![A-Za-z0-9.])([A-Z]{2,5})\.(?:ASX|AX|TO|V)(?![A-Za-z])")
+#: "ticker symbol “MNSB”", "under the symbol “WMK.”", "Securities Exchange code: EXR", "(AIM) Ticker: SVE",
+#: "(Home Exchange: Perth) Code: SMN".
+_TICKER_WORDED = re.compile(
+    r"(?:(?:ticker|trading)\s+symbol|under\s+the\s+(?:ticker\s+)?symbol|(?:Exchange|Market|AIM|ASX|TSX)\)?\s+"
+    r"(?:code|Code|Ticker|ticker)|Exchange[^\n()]{0,60}\)\s*(?:Code|code))\s*[:：]?\s*[“\"]?([A-Z][A-Z0-9]{1,4})"
+    r"(?![A-Za-z0-9])"
+)
+#: The name a parenthesised ticker follows: "Sandfire Resources Limited (ASX:SFR)", "Alector (NASDAQ: ALEC)".
+_NAME_WORD = r"(?:[A-Z][\w’'&.\-]*|plc|ltd\.?|limited|inc\.?)"
+_NAME_BEFORE_PAREN = re.compile(rf"((?:{_NAME_WORD}[ \t\n|]+){{0,6}}{_NAME_WORD})[’']?s?\s*\(\s*$")
+_MARKET_WORDS = re.compile(r"\b(?:Exchange|Market|Stock|Securities|ASX|AIM|TSX|NYSE|Nasdaq|NASDAQ)\b")
+
+
+def own_tickers(text: str, cores: list[str]) -> list[str]:
+    """The tickers ``text`` gives the company whose name keys are ``cores`` ("kelly partners"), first seen first.
+
+    Why the owner is checked: a report prints other companies' tickers beside their names — an investee
+    ("Greatland Gold plc (AIM:GGP)"), a director's other board ("Galilee Energy Ltd (ASX: GLL)"), a competitor
+    ("Alector (NASDAQ: ALEC)"). A ticker in parentheses after a name is that name's: the company's own when the
+    name is the company's or an exchange's ("Australian Securities Exchange (ASX code: KPG)"); a labelled ticker
+    not after a name ("TSX: SWP", "Ticker: SVE") is the report's own.
+    """
+    found: list[tuple[int, str]] = []
+    for pattern in (_TICKER_LABELLED, _TICKER_SUFFIXED, _TICKER_WORDED):
+        for match in pattern.finditer(text):
+            if _ticker_is_own(text, match.start(), cores):
+                found.append((match.start(), match.group(1)))
+    return list(dict.fromkeys(code for _, code in sorted(found)))
+
+
+def _ticker_is_own(text: str, start: int, cores: list[str]) -> bool:
+    before = text[max(0, start - 120) : start]
+    named = _NAME_BEFORE_PAREN.search(before)
+    if named is None:
+        return True
+    name = named.group(1)
+    if _MARKET_WORDS.search(name):
+        return True
+    folded = " " + " ".join(re.split(r"[\W_]+", fold(name).lower())) + " "
+    return any(core and f" {core} " in folded for core in cores)

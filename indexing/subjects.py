@@ -22,7 +22,18 @@ from dataclasses import asdict, dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from indexing.identity import CN_REGIONS, canonical_code, fold, former_names, hk_codes, printed_form
+from indexing.identity import (
+    CN_REGIONS,
+    canonical_code,
+    fold,
+    former_names,
+    hk_codes,
+    is_common_noun,
+    mentions,
+    own_tickers,
+    printed_form,
+    short_form,
+)
 from officeqa.chinese import has_traditional
 from officeqa.domain import ParsedDocument
 
@@ -391,9 +402,9 @@ def subject_from_text(text: str, title: str = "", stem: str = "", body: str = ""
             subject.short_names = [printed_form(n, text, printed) for n in subject.short_names]
     subject.kind = _kind(text[:6000], title, stem)
     if not subject.entity:
-        _english(text, title, subject, body)
+        _english(text, title, subject, body, stem)
     subject.fiscal_year, subject.period = _period(text, title)
-    subject.short_names = _short_names(subject)
+    subject.short_names = _short_names(subject, body or text)
     for alias in _aliases(subject, body or text):
         if alias not in subject.short_names and alias not in subject.codes:
             subject.short_names.append(alias)
@@ -455,7 +466,7 @@ def _chinese(text: str, subject: DocumentSubject) -> None:
         subject.english_name = re.sub(r"\s+", " ", english.group(1)).strip(" ,")
 
 
-def _english(text: str, title: str, subject: DocumentSubject, body: str) -> None:
+def _english(text: str, title: str, subject: DocumentSubject, body: str, stem: str = "") -> None:
     """Registrant line, "Name of entity:", a metadata title naming the company, the most frequent legal name."""
     name, source = _registrant(text), "registrant"
     if not name:
@@ -466,9 +477,7 @@ def _english(text: str, title: str, subject: DocumentSubject, body: str) -> None
     if not name and body:
         name, source = _registrant(body), "registrant"
     if not name:
-        name, source = _frequent_company(text), "frequency"
-    if not name and body:
-        name, source = _frequent_company(body, minimum=3), "frequency"
+        name, source = _prominent_company(text, body or text, f"{title} {stem}"), "frequency"
     if not name:
         cover = _COVER_NAME.search(text[:600])
         if cover and is_specific(entity_key(cover.group(1))):
@@ -491,7 +500,7 @@ def _english(text: str, title: str, subject: DocumentSubject, body: str) -> None
                 subject.short_names.insert(0, spelled)
     search_in = text[:20000] + "\n" + body[:200000]
     codes = [m.group(1) for m in _TICKER_EXCHANGE.finditer(search_in)]
-    codes += [m.group(1) for m in _TICKER_ASX.finditer(search_in)]
+    codes += own_tickers(text[:20000] + "\n" + (body or text), _cores(subject.entity))
     subject.codes = [c for c in dict.fromkeys(codes) if c.lower() not in GENERIC_WORDS and c not in ("LLC", "USD")][:4]
 
 
@@ -571,13 +580,55 @@ def _title_words(title: str) -> str:
     return name if is_specific(entity_key(name)) else ""
 
 
-def _frequent_company(text: str, minimum: int = 2) -> str:
-    """The legal name printed most often (at least ``minimum`` times, or once near the start of ``text``)."""
-    counts, spelled, first_at = _company_counts(text)
-    if not counts:
+def _prominent_company(text: str, body: str, title: str = "") -> str:
+    """The legal name most prominent in the first pages ``text`` and repeated through ``body``.
+
+    Why not the legal name printed most often: a glossy report prints its own legal form once, at the back
+    ("Brave Bison Group plc"), and calls itself "Brave Bison" on every page, while a subsidiary, a shareholder or
+    a page label ("IBC Company", "Wealth Focus Pty Ltd") is printed with its legal form. A candidate is a legal
+    name printed anywhere; its weight is how often its name without the legal form is printed as a name,
+    three times over on the first pages, ten times over in the metadata title or file name; a phrase printed in
+    lower case ("Parent Company") or made of shared words ("Energy Ltd") is no name.
+    """
+    candidates = _candidates(text, body, title)
+    if not candidates:
         return ""
-    best = max(counts, key=lambda k: (counts[k], -first_at[k]))
-    return spelled[best] if counts[best] >= minimum or first_at[best] < 1500 else ""
+    best = max(candidates, key=lambda k: (candidates[k][0], -candidates[k][2]))
+    score, spelled, first_at = candidates[best]
+    return spelled if score >= _MIN_PROMINENCE or first_at < 1500 else ""
+
+
+#: The weight a name needs when its legal name is not printed on the cover: seen three times.
+_MIN_PROMINENCE = 3
+#: Legal names of the whole report weighed beside those of the first pages: the most frequent (each is a pass over
+#: the report's text).
+_MAX_CANDIDATES = 40
+
+
+def _candidates(text: str, body: str, title: str = "") -> dict[str, tuple[int, str, int]]:
+    """key -> (prominence, first spelling, first offset in the first pages or after them) of every legal name."""
+    counts, spelled, first_at = _company_counts(text)
+    more, more_spelled, _ = _company_counts(body)
+    out: dict[str, tuple[int, str, int]] = {}
+    for key in [*counts, *(k for k, _ in more.most_common(_MAX_CANDIDATES))]:
+        core = short_key(key)
+        if key in out or not is_specific(core) or is_common_noun(core, body):
+            continue
+        score = 3 * mentions(core, text) + mentions(core, body) + 10 * _in_title(core, title)
+        out[key] = (score, spelled.get(key) or more_spelled[key], first_at.get(key, len(text) + 1))
+    return out
+
+
+def _in_title(core: str, title: str) -> bool:
+    """True when the title or file name holds the name's words ("hornigold_2022" for "benjamin hornigold")."""
+    words = set(re.split(r"[\W_\d]+", fold(title).lower()))
+    return bool(title) and any(len(w) >= 4 and w in words for w in core.split())
+
+
+def _cores(entity: str) -> list[str]:
+    """The keys a ticker's owner is compared by: "kelly partners group holdings", "kelly partners"."""
+    key = entity_key(entity) if entity and not _any_cjk(entity) else ""
+    return [k for k in dict.fromkeys((key, short_key(key))) if k]
 
 
 def _company_counts(text: str) -> tuple[Counter[str], dict[str, str], dict[str, int]]:
@@ -587,7 +638,8 @@ def _company_counts(text: str) -> tuple[Counter[str], dict[str, str], dict[str, 
     first_at: dict[str, int] = {}
     for pattern in (_EN_COMPANY, _EN_COMPANY_CAPS):
         for match in pattern.finditer(text):
-            full = _LEADING_PHRASE.sub("", f"{match.group(1)} {match.group(2)}")
+            tail = _LEGAL_TAIL.match(text, match.end())  # "… Group Holdings Limited": the whole legal form
+            full = _LEADING_PHRASE.sub("", f"{match.group(1)} {match.group(2)}{tail.group(0) if tail else ''}")
             key = entity_key(full)
             if not is_specific(key) or len(key.split()) > 6:
                 continue
@@ -595,6 +647,9 @@ def _company_counts(text: str) -> tuple[Counter[str], dict[str, str], dict[str, 
             spelled.setdefault(key, full)
             first_at[key] = min(first_at.get(key, match.start()), match.start())
     return counts, spelled, first_at
+
+
+_LEGAL_TAIL = re.compile(r"[ \t]+(?:Limited|LIMITED|Ltd\.?|LTD\.?|plc|PLC|Plc|Inc\.|INC\.|Inc|INC)(?![A-Za-z])")
 
 
 def _co_entities(entity: str, text: str) -> list[str]:
@@ -606,9 +661,12 @@ def _co_entities(entity: str, text: str) -> list[str]:
     counts, spelled, _ = _company_counts(text)
     own = entity_key(entity)
     top = max((n for k, n in counts.items() if k == own or own in k or k in own), default=0)
+    own_named = max(mentions(short_key(own), text), mentions(short_form(own), text))
     out: list[str] = []
     for key, n in counts.most_common(6):
         if key == own or own in key or key in own or n < max(_CO_MIN, _CO_SHARE * top):
+            continue
+        if mentions(short_key(key), text) < _CO_SHARE * own_named or is_common_noun(short_key(key), text):
             continue
         if any(key in entity_key(o) or entity_key(o) in key for o in out):
             continue
@@ -628,7 +686,7 @@ def _tidy(name: str) -> str:
     return name
 
 
-def _short_names(subject: DocumentSubject) -> list[str]:
+def _short_names(subject: DocumentSubject, body: str = "") -> list[str]:
     names = list(subject.short_names)
     entity = subject.entity
     if entity and _any_cjk(entity):
@@ -645,10 +703,22 @@ def _short_names(subject: DocumentSubject) -> list[str]:
         for candidate in (entity_key(entity), short_key(key)):
             if is_specific(candidate):
                 names.append(candidate if candidate != key else _strip_legal(entity))
+        names.extend(_called(key, body))
     if subject.english_name:
         names.append(_strip_legal(subject.english_name))
     cleaned = [n for n in dict.fromkeys(x.strip() for x in names) if n and n != entity and is_specific(entity_key(n))]
     return cleaned[:8]
+
+
+def _called(key: str, body: str) -> list[str]:
+    """The name's first two words as the report prints them ("Swiss Water" of "Swiss Water Decaffeinated Coffee
+    Inc."), when the report calls the company so on its own at least three times (``short_form``)."""
+    short = short_form(key)
+    if not short or mentions(short, body) < mentions(key, body) + _MIN_PROMINENCE:
+        return []
+    found = re.search(r"(?<![A-Za-z0-9])" + r"\s+".join(w.capitalize() for w in short.split()) + r"(?![A-Za-z0-9])",
+                      body)
+    return [found.group(0) if found else short]
 
 
 def _strip_legal(name: str) -> str:
