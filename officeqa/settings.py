@@ -177,6 +177,16 @@ class RetrievalSettings(BaseModel):
         ),
     )
     score_threshold: float | None = Field(None, description="Drop fused results below this score.")
+    page_repeat_gap: int = Field(
+        3,
+        ge=0,
+        description=(
+            "Page diversity in search: a further chunk of a page (PDF page, slide) already among the hits moves this "
+            "many places down per earlier chunk of that page, so the next distinct pages come first and the held-back "
+            "chunk still follows (retrieval/search_pages.py); 0 = off. A page that matches every question (a "
+            "key-figures table) otherwise fills several of the ten places (bench/results/report_retrieval.md)."
+        ),
+    )
 
 
 class OllamaSettings(BaseModel):

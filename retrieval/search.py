@@ -19,6 +19,7 @@ from retrieval.filters import to_chroma_where, validate_filters
 from retrieval.fusion import fuse_hybrid
 from retrieval.fusion_languages import same_language_rerank
 from retrieval.query_signals import query_signals
+from retrieval.search_pages import page_diverse, settled
 
 if TYPE_CHECKING:
     import numpy as np
@@ -268,8 +269,10 @@ def search(
     dedupe: bool = True,
     score_threshold: float | None = None,
     query_vector: np.ndarray | None = None,
+    page_gap: int | None = None,
 ) -> list[SearchHit]:
-    """The ``k`` best chunks for ``query``, with texts and metadata.
+    """The ``k`` best chunks for ``query``, with texts and metadata; a further chunk of a page already among
+    them moves ``page_gap`` places down (default ``settings.retrieval.page_repeat_gap``; ``retrieval/search_pages.py``).
 
     ``score_threshold`` (default: ``settings.retrieval.score_threshold``) drops hits whose
     score is below it; the score scale is the mode's (BM25, cosine, or fused).
@@ -281,10 +284,11 @@ def search(
     ranked = rank_chunks(kb, query, mode, max(settings.candidate_depth, 3 * k), filters, query_vector)
     if threshold is not None:
         ranked = [(cid, score) for cid, score in ranked if score >= threshold]
+    gap = settings.page_repeat_gap if page_gap is None else page_gap
     hits: list[SearchHit] = []
     start = 0
     window = max(2 * k, 20)
-    while len(hits) < k and start < len(ranked):
+    while settled(hits, gap) < k and start < len(ranked):
         page = ranked[start : start + window]
         stored = kb.fetch(cid for cid, _ in page)
         for cid, score in page:
@@ -295,4 +299,4 @@ def search(
         if dedupe:
             hits = dedupe_overlaps(hits)
         start += window
-    return hits[:k]
+    return page_diverse(hits, gap)[:k]
