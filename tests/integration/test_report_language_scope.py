@@ -62,8 +62,10 @@ def test_an_english_question_naming_no_report_gets_the_english_report(kb_root) -
         catalog = service.catalog()
         assert catalog[ids["xinghe_2023"]].profile.language == "zh"
         assert catalog[ids["northwind_2022"]].profile.language == "en"
-        hits = search(service.kb, QUESTION, "hybrid", 10)
-        assert hits[0].doc_id == ids["xinghe_2023"]  # what retrieval alone ranks first: the Chinese report
+        # what words alone rank first: the Chinese report, which quotes the question's words (the hybrid's bilingual
+        # rule may already lift the English one, since BM25 cannot see across languages)
+        hits = search(service.kb, QUESTION, "bm25", 10)
+        assert hits[0].doc_id == ids["xinghe_2023"]
         scope = service.knowledge.retrieved_scope(QUESTION, "hybrid", catalog)
     assert scope.method == "retrieved" and scope.doc_ids == [ids["northwind_2022"]]
 
