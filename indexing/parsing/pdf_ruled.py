@@ -25,6 +25,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from indexing.parsing.pdf_tables import TableRegion, find_table_regions
+from officeqa.scripts import is_cjk
 
 Point = tuple[float, float]
 Matrix = tuple[float, float, float, float, float, float]
@@ -234,10 +235,17 @@ def _space_between(prev: dict[str, Any], nxt: dict[str, Any]) -> bool:
     pdfium drops some space glyphs (one that ends a text object) and generates a zero-width
     space in their place, off the text line; pdfminer keeps the glyph, and pdfplumber splits
     words at it. Put back as a space on the previous character's line, it splits the same
-    words. (Where pdfium generated a space for a gap with no glyph, e.g. between a year and
-    a CJK character, the cell gains a space pdfplumber's text did not have.)
+    words. Beside a CJK character pdfium also generates spaces for the gap between scripts
+    where no glyph was drawn ("2019 年"): those are left out, as pdfminer has none.
     """
+    if _wide(prev["text"]) or _wide(nxt["text"]):
+        return False
     return bool(abs(nxt["top"] - prev["top"]) < 1 and nxt["x0"] >= prev["x1"])
+
+
+def _wide(ch: str) -> bool:
+    """A CJK character or CJK/full-width punctuation (written without spaces around it)."""
+    return is_cjk(ch) or "\u3000" <= ch <= "\u303f" or "\uff00" <= ch <= "\uffef"
 
 
 class _RuledPage:
