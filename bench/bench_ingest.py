@@ -13,12 +13,20 @@ process and of the largest parse worker (``getrusage``), and the queue's overhea
 ratio of its wall time to the direct baseline measured in the same run.
 
     python bench/bench_ingest.py [--corpus ../shared/corpus] [--backend use|hash] [--write]
+    python bench/bench_ingest.py --corpus DIR_OF_PDFS --pdfs --baseline /tmp/base --rounds 2 --configs direct
+
+``--pdfs`` adds pages/s and CPU seconds per page (the corpus's PDF pages, counted with pdfium; CPU =
+user + system of the run and its parse worker, which a busy shared machine inflates less than wall time).
+``--baseline DIR`` runs each configuration also with the code of another checkout (e.g. ``git archive
+<rev> | tar -x -C DIR``), alternating baseline and this code for ``--rounds`` rounds in one run, and
+reports this code's rate as a ratio of the baseline's.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -104,8 +112,13 @@ def one(config: str, corpus: Path, backend: str, attempts: int) -> None:
             result = run_direct(corpus, data_dir, backend)
         else:
             result = run_queue(corpus, data_dir, backend, int(config.split("-")[1]), attempts)
-    self_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    child_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    self_use = resource.getrusage(resource.RUSAGE_SELF)
+    child_use = resource.getrusage(resource.RUSAGE_CHILDREN)
+    self_kb, child_kb = self_use.ru_maxrss, child_use.ru_maxrss
+    import indexing
+
+    result["code_root"] = str(Path(indexing.__file__).resolve().parents[1])
+    result["cpu_s"] = round(sum(u.ru_utime + u.ru_stime for u in (self_use, child_use)), 2)
     minutes = result["seconds"] / 60
     result.update(
         attempts=attempts,
@@ -140,8 +153,14 @@ def main() -> None:
         "retries a timeout, which costs up to 3 x parsing.timeout_s on such a file)",
     )
     parser.add_argument("--write", action="store_true", help="Append the results to bench/results/ingest.md.")
+    parser.add_argument("--pdfs", action="store_true", help="Report pages/s and CPU s/page (a corpus of PDFs).")
+    parser.add_argument("--baseline", help="Also run every configuration with the code of this checkout.")
+    parser.add_argument("--rounds", type=int, default=1, help="Alternating baseline/this-code rounds.")
     parser.add_argument("--one", help=argparse.SUPPRESS)
+    parser.add_argument("--code", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.code:
+        sys.path.insert(0, args.code)  # before any project import: the baseline's modules shadow ours
     corpus = Path(args.corpus).resolve()
     if args.one:
         one(args.one, corpus, args.backend, args.attempts)
@@ -164,36 +183,89 @@ def write_generated(folder: Path, count: int) -> Path:
     return folder
 
 
+def _pdf_pages(corpus: Path) -> int:
+    import pypdfium2 as pdfium
+
+    total = 0
+    for path in sorted(corpus.rglob("*.pdf")):
+        doc = pdfium.PdfDocument(path)
+        total += len(doc)
+        doc.close()
+    return total
+
+
+def _run_one(args: argparse.Namespace, config: str, corpus: Path, code: str | None) -> dict:
+    command = [
+        sys.executable,
+        __file__,
+        "--one",
+        config,
+        "--corpus",
+        str(corpus),
+        "--backend",
+        args.backend,
+        "--attempts",
+        str(args.attempts),
+    ]
+    env = {**os.environ, "PYTHONPATH": code} if code else None
+    done = subprocess.run(
+        [*command, *(["--code", code] if code else [])], capture_output=True, text=True, check=True, env=env
+    )
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result["code"] = "baseline" if code else "this"
+    return result
+
+
 def run_all(args: argparse.Namespace, corpus: Path) -> None:
     results = []
-    for config in args.configs.split(","):
-        done = subprocess.run(
-            [sys.executable, __file__, "--one", config, "--corpus", str(corpus), "--backend", args.backend,
-             "--attempts", str(args.attempts)],
-            capture_output=True, text=True, check=True,
-        )
-        line = done.stdout.strip().splitlines()[-1]
-        print(line, flush=True)
-        results.append(json.loads(line))
-    base = next((r for r in results if r["config"] == "direct"), None)
+    pages = _pdf_pages(corpus) if args.pdfs else 0
+    codes = [args.baseline, None] if args.baseline else [None]
+    for _ in range(args.rounds):
+        for config in args.configs.split(","):
+            for code in codes:
+                r = _run_one(args, config, corpus, code)
+                if pages:
+                    r.update(
+                        pages=pages,
+                        pages_per_s=round(pages / r["seconds"], 2),
+                        cpu_ms_per_page=round(1000 * r["cpu_s"] / pages, 1),
+                    )
+                print(json.dumps(r), flush=True)
+                results.append(r)
+    base = next((r for r in results if r["config"] == "direct" and r["code"] == "this"), None)
     for r in results:
-        if base is not None and r is not base:
+        if base is not None and r is not base and r["code"] == "this":
             r["wall_vs_direct"] = round(r["seconds"] / base["seconds"], 2)
-            print(json.dumps({"config": r["config"], "wall_vs_direct": r["wall_vs_direct"]}))
+    if args.baseline:
+        print(json.dumps(_speedups(results)))
     if args.write:
         write_markdown(results, corpus, args.backend)
+
+
+def _speedups(results: list[dict]) -> dict:
+    """Per configuration: this code's pages (or chunks) per wall second and per CPU second over the baseline's."""
+    out: dict = {}
+    for config in dict.fromkeys(r["config"] for r in results):
+        mine = [r for r in results if r["config"] == config and r["code"] == "this"]
+        theirs = [r for r in results if r["config"] == config and r["code"] == "baseline"]
+        wall = sum(r["seconds"] for r in theirs) / len(theirs) / (sum(r["seconds"] for r in mine) / len(mine))
+        cpu = sum(r["cpu_s"] for r in theirs) / len(theirs) / (sum(r["cpu_s"] for r in mine) / len(mine))
+        out[config] = {"wall_speedup": round(wall, 2), "cpu_speedup": round(cpu, 2)}
+    return out
 
 
 def write_markdown(results: list[dict], corpus: Path, backend: str) -> None:
     lines = [
         f"\n### {time.strftime('%Y-%m-%d')}: {corpus.name} ({results[0]['files']} files), embedder `{backend}`, "
         f"jobs.max_attempts {results[-1].get('attempts', 1)}\n",
-        "| config | wall s | files/min | chunks/s | chunks | main peak RSS MB | worker peak RSS MB | wall vs direct |",
-        "|---|---|---|---|---|---|---|---|",
+        "| config | code | wall s | CPU s | pages/s | CPU ms/page | files/min | chunks/s | chunks | main peak RSS MB "
+        "| worker peak RSS MB | wall vs direct |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         lines.append(
-            f"| {r['config']} | {r['seconds']} | {r['files_per_min']} | {r['chunks_per_s']} | {r['chunks']} | "
+            f"| {r['config']} | {r['code']} | {r['seconds']} | {r['cpu_s']} | {r.get('pages_per_s', '')} | "
+            f"{r.get('cpu_ms_per_page', '')} | {r['files_per_min']} | {r['chunks_per_s']} | {r['chunks']} | "
             f"{r['main_peak_rss_mb']} | {r['worker_peak_rss_mb']} | {r.get('wall_vs_direct', 1.0)} |"
         )
     out = ROOT / "bench" / "results" / "ingest.md"

