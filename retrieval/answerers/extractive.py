@@ -7,9 +7,11 @@ The last answerer of the table: it always answers. With a low-confidence rule re
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 
 from retrieval.answerers.materials import materials
 from retrieval.answering import Answer, NoModel, notice_for
+from retrieval.catalog import CatalogEntry
 from retrieval.context import QuestionContext
 from retrieval.messages import text as message
 
@@ -45,12 +47,30 @@ COVERED_SHOWN = 8
 
 
 def covered(ctx: QuestionContext) -> list[str]:
-    """What the knowledge base does cover, for a "not found" with nothing attached: its documents' titles (a few)."""
-    titles = sorted({entry.title for entry in ctx.catalog.values() if entry.title})
-    if not titles:
+    """What the knowledge base does cover, for a "not found" with nothing attached: a few of its documents.
+
+    A report is named by the company and year its identity holds ("Elixir Energy Limited, annual report 2022"),
+    not by its PDF metadata title ("EDGAR PDF", "ACN 614 854 045"); other documents by their title. The count is
+    the documents', not the distinct labels'.
+    """
+    return covers_lines(ctx.catalog, ctx.language)
+
+
+def covers_lines(catalog: Mapping[str, CatalogEntry], language: str) -> list[str]:
+    """The "the knowledge base's N documents cover: …" line for ``catalog`` (none for an empty one)."""
+    labels = sorted({document_label(entry) for entry in catalog.values()} - {""})
+    if not labels:
         return []
-    shown = "; ".join(titles[:COVERED_SHOWN]) + ("; …" if len(titles) > COVERED_SHOWN else "")
-    return [message("kb_covers", ctx.language, titles=shown, count=len(titles))]
+    shown = "; ".join(labels[:COVERED_SHOWN]) + ("; …" if len(labels) > COVERED_SHOWN else "")
+    return [message("kb_covers", language, titles=shown, count=len(catalog))]
+
+
+def document_label(entry: CatalogEntry) -> str:
+    """How a "not found" names one document: the report's company and year, else its title."""
+    subject = entry.profile.subject
+    if subject is not None and subject.entity:
+        return subject.describe()
+    return entry.title
 
 
 def _detail(ctx: QuestionContext, reason: str) -> str:
@@ -63,4 +83,4 @@ def _detail(ctx: QuestionContext, reason: str) -> str:
     return ""
 
 
-__all__ = ["COVERED_SHOWN", "RetrievalExtractive", "covered"]
+__all__ = ["COVERED_SHOWN", "RetrievalExtractive", "covered", "covers_lines", "document_label"]
