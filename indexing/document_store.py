@@ -48,6 +48,7 @@ class DocumentStore:
         data = zlib.compress(json.dumps(document.to_dict(), ensure_ascii=False).encode("utf-8", "surrogatepass"), 6)
         self.registry.put_parsed(doc_id, data, json.dumps(profile.to_dict()))
         self._cache.pop(doc_id, None)
+        forget_shared(doc_id)
         return profile
 
     def get(self, doc_id: str) -> ParsedDocument | None:
@@ -68,6 +69,7 @@ class DocumentStore:
     def delete(self, doc_id: str) -> None:
         self.registry.delete_parsed(doc_id)
         self._cache.pop(doc_id, None)
+        forget_shared(doc_id)
 
     def profiles(self, doc_ids: Iterable[str] | None = None) -> dict[str, DocumentProfile]:
         rows = self.registry.profiles(doc_ids)
@@ -93,11 +95,20 @@ class DocumentStore:
                 text = json.dumps(document.to_dict(), ensure_ascii=False)
                 data = zlib.compress(text.encode("utf-8", "surrogatepass"), 6)
                 self._cache.pop(doc_id, None)
+                forget_shared(doc_id)
             profile = build_profile(doc_id, document)
             with self.registry.transaction():
                 self.registry.put_parsed(doc_id, data, json.dumps(profile.to_dict()))
             count += 1
         return count
+
+
+def forget_shared(doc_id: str) -> None:
+    """Drop every decoded form of ``doc_id`` from the process-wide cache: on a write, since a caller may have
+    changed the shared object it was given before storing it (its new bytes can equal an older form's)."""
+    with _shared_lock:
+        for key in [k for k in _shared if k[0] == doc_id]:
+            del _shared[key]
 
 
 def _decoded(doc_id: str, data: bytes) -> ParsedDocument:
