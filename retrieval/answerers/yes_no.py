@@ -124,6 +124,17 @@ _NO_TOPIC = frozenset(
         "new",
         "latest",
         "filing",
+        # how a question asks whether something may be done ("出差可以坐飞机吗？", "Can staff work remotely?"): the
+        # document states the permission, not the modal
+        "can",
+        "could",
+        "may",
+        "might",
+        "可以",
+        "可否",
+        "能",
+        "能否",
+        "能不能",
         "是否",
         "提到",
         "提及",

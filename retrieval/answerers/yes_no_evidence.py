@@ -134,7 +134,13 @@ def filled_share(slots: Sequence[Slot], sentence: str, tokenize: Tokenize, weigh
     keys = {word_key(t) for t in tokens} | {word_key(a + b) for a, b in itertools.pairwise(tokens)}
     if any(slot.required and not slot.keys & keys for slot in slots):
         return 0.0
-    return sum(slot.weight(weigh) for slot in slots if slot.keys & keys) / total
+    return sum(slot.weight(weigh) for slot in slots if _fills(slot, keys, sentence)) / total
+
+
+def _fills(slot: Slot, keys: set[str], sentence: str) -> bool:
+    """A word of the sentence is one of the slot's, or (Chinese, which jieba cuts differently in a question and in a
+    document: "坐" / "乘坐", "报销" / "报销单") the slot's word is printed inside the sentence."""
+    return bool(slot.keys & keys) or any(not key.isascii() and key in sentence for key in slot.keys)
 
 
 def statement(sentence: str) -> bool:

@@ -99,3 +99,11 @@ def test_words_spread_over_sentences_decide_nothing() -> None:
     stated = _material("In 2022 we launched ESG initiatives focused on energy efficiency of our loan collateral.")
     found = find_evidence(slots, [spread, stated], tokenize_for_bm25)
     assert found is not None and found.verdict == "yes" and found.candidate.material == 1
+
+
+def test_a_permission_question_is_filled_by_the_rule_that_grants_it() -> None:
+    """"可以" asks, it is no topic; "坐" is printed inside "乘坐" although jieba cuts the two texts differently."""
+    slots = _slots("出差可以坐飞机吗？")
+    assert all("可以" not in s.keys for s in slots)
+    assert filled_share(slots, "出差乘坐高铁二等座，八小时以上可乘坐飞机经济舱。", tokenize_for_bm25) == 1
+    assert filled_share(slots, "出差乘坐高铁二等座。", tokenize_for_bm25) < 1
