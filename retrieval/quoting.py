@@ -19,6 +19,7 @@ from officeqa.scripts import detect_script, is_han
 from officeqa.text_tokens import subject_words, tokenize_for_bm25
 from prompts.assembler import Material
 from retrieval.citations import Citation
+from retrieval.dense_support import dense_threshold, densely_supported
 from retrieval.evidence import QuoteLocator
 from retrieval.extractive import QUESTION_WORDS, ExtractiveAnswer, extractive_answer
 from retrieval.extractive.terms import answer_type_words, question_verb, unsupported
@@ -66,6 +67,8 @@ class Quoting:
         typed = answer_type_words(question, subjects)
         missing = [w for w in [*subjects, *question_years(question)] if w not in typed and w not in retrieved
                    and not self.kb.bm25.mentions(w)]
+        if missing and densely_supported(question, found, self.similarity, dense_threshold(self.kb.embedder.name)):
+            missing = []  # a paraphrase: a same-language chunk means what the question asks, in other words
         return extractive_answer(
             question, found, language=language, tokenize=tokenize_for_bm25, weights=self.weight,
             label_of=lambda material, sentence: self.label(material, sentence, language),
