@@ -41,11 +41,13 @@ _SUMMARISE = re.compile(
 _PERFORMANCE = re.compile(
     r"经营情况|经营状况|经营成果|经营业绩|财务表现|财务状况|财务指标|财务数据|业绩|"
     r"financial\s+(?:performance|results|highlights)|results\s+of\s+operations|operating\s+results|"
-    r"business\s+performance|\bperform|\bresults\b|"
-    # "Summarize the 2022 year", "... year to 30 June 2022": the year a report covers, as a whole
-    r"\b(?:19|20)\d\d\s+year\b|\byear\s+(?:to|ended|ending)\b",
+    r"business\s+performance|\bperform",
     re.IGNORECASE,
 )
+#: "Summarize X's 2022 results", "... the 2022 year", "... year to 30 June 2022": the year a report covers, as a
+#: whole. Read only with a model (its materials gain the year's figures and review); without one, the summary
+#: tree's own answer to such a question holds more of its points than the headline figures do.
+_YEAR = re.compile(r"\bresults\b|\b(?:19|20)\d\d\s+year\b|\byear\s+(?:to|ended|ending)\b", re.IGNORECASE)
 _AMOUNT = re.compile(r"多少|几[个项家年]|金额|比例|占比|增长率|how\s+much|how\s+many|\bpercent|\bratio\b",
                      re.IGNORECASE)
 
@@ -53,6 +55,12 @@ _AMOUNT = re.compile(r"多少|几[个项家年]|金额|比例|占比|增长率|h
 def asks_overview(question: str) -> bool:
     """A request to summarise how the business or its finances did, not for one amount."""
     return bool(_SUMMARISE.search(question) and _PERFORMANCE.search(question)) and not _AMOUNT.search(question)
+
+
+def asks_year(question: str) -> bool:
+    """An overview, or a request to summarise the year or its results (what a model is given the review for)."""
+    return asks_overview(question) or (
+        bool(_SUMMARISE.search(question) and _YEAR.search(question)) and not _AMOUNT.search(question))
 
 
 @cache
@@ -70,7 +78,8 @@ class HeadlineSummary:
     def answer(self, ctx: QuestionContext) -> Answer | None:
         """The extractive summary; with a model, the figures added to its materials and None."""
         knowledge = knowledge_of(ctx)
-        if knowledge is None or not ctx.catalog or not asks_overview(ctx.standalone):
+        asked = asks_overview(ctx.standalone) or (ctx.failure is None and asks_year(ctx.standalone))
+        if knowledge is None or not ctx.catalog or not asked:
             return None
         found = first_report(self.cache, knowledge, ctx)
         if found is None:

@@ -22,6 +22,7 @@ from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate, Table
 
 from eval.fake_ollama import FakeOllama
 from officeqa.settings import Settings
+from retrieval.service import QuestionService
 
 pytestmark = pytest.mark.slow
 
@@ -89,3 +90,14 @@ def test_the_review_of_the_year_reaches_the_prompt(kb: tuple[Settings, FakeOllam
     assert all(point in prompt for point in POINTS), prompt
     materials = prompt.split("\n[")[1:]
     assert len(materials) == len(set(materials)), prompt  # each chunk once, however many answerers handed it over
+
+
+def test_without_a_model_the_year_is_the_summary_trees(kb: tuple[Settings, FakeOllama]) -> None:
+    """No model: "2022 results" is left to the summary tree (its own summary holds more of a year's points than
+    the headline figures alone)."""
+    settings, _ = kb
+    no_model = settings.model_copy(update={"ollama": fake_ollama_settings("http://127.0.0.1:9")})
+    with QuestionService.open(no_model) as service:
+        answer = service.ask("Summarize Larkspur Media's 2022 results.")
+    assert "headline_summary" not in answer.metadata, answer.text
+    assert answer.metadata.get("summary") is not None, answer.metadata
