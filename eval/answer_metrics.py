@@ -34,9 +34,12 @@ __all__ = [
 
 _SPACE_OR_BAR = re.compile(r"[\s|]+")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
-# A number standing on its own: not glued to letters, codes (GYS-006), dates (2024-03-29), times or phones.
+# A number standing on its own: not glued to letters, codes (GYS-006), dates (2024-03-29), times or phones. A
+# minus sign after a space or bracket is a sign, not a code's dash ("a return of (-5.97%)"), and a figure in pence
+# ("0.19p") stands on its own too.
 _NUMBER = re.compile(
-    r"(?<![A-Za-z0-9_.\-/:])(\d+(?:,\d{3})*(?:\.\d+)?)(?![A-Za-z0-9_\-/:]|\.\d)\s*(万亿|亿|万|千|百万|million|billion|k\b)?",
+    r"(?:(?<=[\s(（]-)|(?<=^-)|(?<![A-Za-z0-9_.\-/:]))(\d+(?:,\d{3})*(?:\.\d+)?)"
+    r"(?![A-OQ-Za-oq-z0-9_\-/:]|p[A-Za-z]|\.\d)\s*(万亿|亿|万|千|百万|million|billion|k\b)?",
     re.IGNORECASE,
 )
 _SCALE = {"万": 10_000, "千": 1_000, "百万": 1_000_000, "亿": 100_000_000, "万亿": 10**12, "million": 1_000_000,

@@ -11,7 +11,10 @@ summary tree then adds its sections) and this answerer declines.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from indexing.summary import summary_materials
 from officeqa.words import phrase_table
@@ -19,7 +22,7 @@ from prompts.assembler import Material
 from retrieval.answer_texts import based_on
 from retrieval.answerers.handover import complete_or_hand_over, one_ask
 from retrieval.answerers.report_in_scope import first_report
-from retrieval.answering import Answer
+from retrieval.answering import Answer, material_from_hit
 from retrieval.citations import Citation, citation_from_metadata
 from retrieval.context import QuestionContext
 from retrieval.knowledge import Knowledge, knowledge_of
@@ -41,6 +44,10 @@ _PERFORMANCE = re.compile(
     r"business\s+performance|\bperform",
     re.IGNORECASE,
 )
+#: "Summarize X's 2022 results", "... the 2022 year", "... year to 30 June 2022": the year a report covers, as a
+#: whole. Read only with a model (its materials gain the year's figures and review); without one, the summary
+#: tree's own answer to such a question holds more of its points than the headline figures do.
+_YEAR = re.compile(r"\bresults\b|\b(?:19|20)\d\d\s+year\b|\byear\s+(?:to|ended|ending)\b", re.IGNORECASE)
 _AMOUNT = re.compile(r"多少|几[个项家年]|金额|比例|占比|增长率|how\s+much|how\s+many|\bpercent|\bratio\b",
                      re.IGNORECASE)
 
@@ -48,6 +55,12 @@ _AMOUNT = re.compile(r"多少|几[个项家年]|金额|比例|占比|增长率|h
 def asks_overview(question: str) -> bool:
     """A request to summarise how the business or its finances did, not for one amount."""
     return bool(_SUMMARISE.search(question) and _PERFORMANCE.search(question)) and not _AMOUNT.search(question)
+
+
+def asks_year(question: str) -> bool:
+    """An overview, or a request to summarise the year or its results (what a model is given the review for)."""
+    return asks_overview(question) or (
+        bool(_SUMMARISE.search(question) and _YEAR.search(question)) and not _AMOUNT.search(question))
 
 
 @cache
@@ -65,7 +78,8 @@ class HeadlineSummary:
     def answer(self, ctx: QuestionContext) -> Answer | None:
         """The extractive summary; with a model, the figures added to its materials and None."""
         knowledge = knowledge_of(ctx)
-        if knowledge is None or not ctx.catalog or not asks_overview(ctx.standalone):
+        asked = asks_overview(ctx.standalone) or (ctx.failure is None and asks_year(ctx.standalone))
+        if knowledge is None or not ctx.catalog or not asked:
             return None
         found = first_report(self.cache, knowledge, ctx)
         if found is None:
@@ -73,12 +87,16 @@ class HeadlineSummary:
         scope, doc_id, report = found
         english = ctx.language == "en"
         figures = headline_figures(report, english)
+        if ctx.failure is None:  # a model writes the summary: the figures and the year's prose are materials
+            prose = _prose_materials(ctx, knowledge, doc_id)
+            if figures or prose:
+                ctx.scope = scope
+                ctx.extra.extend([_material(doc_id, report, figures, english)] if figures else [])
+                ctx.extra.extend(prose)
+            return None
         if not figures:
             return None
         ctx.scope = scope
-        if ctx.failure is None:  # a model writes the summary: the figures are one more of its materials
-            ctx.extra.append(_material(doc_id, report, figures, english))
-            return None
         answer = self._extractive(ctx, knowledge, doc_id, report, figures)
         return complete_or_hand_over(ctx, answer, one_ask(ctx.standalone), "headline_summary")
 
@@ -125,6 +143,33 @@ def _prose(ctx: QuestionContext, knowledge: Knowledge, doc_id: str, offset: int,
             citations.append(citation_from_metadata(numbers[chunk_id], chunk_id, doc_id, meta, sentence))
         lines.append(f"- {sentence} [{numbers[chunk_id]}]")
     return lines
+
+
+def _prose_materials(ctx: QuestionContext, knowledge: Knowledge, doc_id: str) -> list[Material]:
+    """For a model: the chunks of the report's operations sections (review of the year, MD&A overview), where a
+    summary's own figures and events are told; the tree's root summary of a report is mostly its cover."""
+    store = knowledge.summaries()
+    if store is None:
+        return []
+    summary = summary_materials(store, ctx.standalone, [doc_id], ctx.budget or 4096, sections=_operations_titles())
+    ids = list(dict.fromkeys(summary.topic_chunks))[:_PROSE_CHUNKS]
+    fetched = knowledge.kb.fetch(ids) if ids else {}
+    return [material_from_hit(_Chunk(c, doc_id, *fetched[c])) for c in ids if c in fetched]
+
+
+#: Chunks of the operations sections handed to a model (the assembler's budget still decides what fits).
+_PROSE_CHUNKS = 6
+
+
+@dataclass(frozen=True, slots=True)
+class _Chunk:
+    """A stored chunk as a search hit (what a material is made from)."""
+
+    chunk_id: str
+    doc_id: str
+    text: str
+    metadata: Mapping[str, Any]
+    score: float = 1.0
 
 
 def _material(doc_id: str, report: Report, figures: list[Headline], english: bool) -> Material:

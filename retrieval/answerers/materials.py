@@ -21,13 +21,27 @@ from retrieval.context import QuestionContext
 
 
 def materials(ctx: QuestionContext) -> list[Material]:
-    """``ctx.extra`` then one material per retrieved hit (searched on first use, inside the scope)."""
+    """``ctx.extra`` then one material per retrieved hit (searched on first use, inside the scope), each chunk once."""
     if ctx.hits is None:
         mark = time.monotonic()
         ctx.hits = _search(ctx)
         ctx.timings["retrieval_s"] = time.monotonic() - mark
         ctx.meta["retrieval"] = {"hits": len(ctx.hits), "chunk_ids": [h.chunk_id for h in ctx.hits]}
-    return [*ctx.extra, *(material_from_hit(h, ctx.tools.summary_of(h)) for h in ctx.hits)]
+    found = [*ctx.extra, *(material_from_hit(h, ctx.tools.summary_of(h)) for h in ctx.hits)]
+    return _once(found)
+
+
+def _once(found: Sequence[Material]) -> list[Material]:
+    """Each chunk once, where it first comes: two answerers may hand over the same section chunk (the headline
+    summary and the summary tree both give an operations section's text), and retrieval may find it again; a
+    copy would take the budget another material needs."""
+    seen: set[str] = set()
+    kept = []
+    for material in found:
+        if material.chunk_id not in seen:
+            seen.add(material.chunk_id)
+            kept.append(material)
+    return kept
 
 
 def _search(ctx: QuestionContext) -> list[HitLike]:

@@ -35,6 +35,13 @@ def test_numbers_are_read_with_their_scale_and_codes_dates_phones_are_not_number
     assert Decimal("6") not in values and Decimal("29") not in values and Decimal("86002200") not in values
 
 
+def test_numbers_with_a_sign_or_in_pence_stand_on_their_own() -> None:
+    """A sign after a bracket or space and a pence figure are read; a code's or a date's dash still is not."""
+    values = numbers_in("a gross return of (-5.97%), basic EPS 0.19p, code GYS-006, 0.5pt, page p12")
+    assert Decimal("5.97") in values and Decimal("0.19") in values
+    assert Decimal("6") not in values and Decimal("0.5") not in values and Decimal("12") not in values
+
+
 def test_value_expectations_and_their_outcome() -> None:
     right = check_expectation({"numbers": [{"value": 530}]}, "部门经理每晚530元。")
     assert right.correct and right.outcome == "exact"
