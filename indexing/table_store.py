@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from indexing.table_columns import PERCENT_NOTE, ColumnSpec, type_columns
+from indexing.table_reads import cached_tables
 from indexing.table_totals import totals_rows
 from officeqa.domain import Block, BlockType, ParsedDocument
 from officeqa.errors import OfficeQAError
@@ -189,6 +190,7 @@ class TableStore:
         self._con: Any = None
         self._lock = threading.RLock()
         self._tables_read: dict[tuple[str, ...] | None, list[TableInfo]] = {}
+        self._catalog_seen: Any = None
 
     # ------------------------------------------------------------ connection
 
@@ -230,10 +232,13 @@ class TableStore:
         self.close()
 
     def _has_catalog(self, con: Any) -> bool:
-        if not self.read_only:
+        if not self.read_only or self._catalog_seen is con:
             return True
         found = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'tq_tables'")
-        return bool(found.fetchone()[0])
+        if found.fetchone()[0]:
+            self._catalog_seen = con  # a read-only connection's catalogue does not go away: asked once
+            return True
+        return False
 
     # ------------------------------------------------------------ writing
 
@@ -382,12 +387,11 @@ class TableStore:
         A read-only handle (one question's) remembers each answer: a table question asks for the same documents'
         tables several times (scope, column names, the plan), and each read parsed every table's column JSON."""
         key = None if doc_ids is None else tuple(doc_ids)
-        if self.read_only and key in self._tables_read:
-            return list(self._tables_read[key])
-        found = self._read_tables(doc_ids)
-        if self.read_only:
-            self._tables_read[key] = found
-        return list(found)
+        if not self.read_only:
+            return self._read_tables(doc_ids)
+        if key not in self._tables_read:  # and once per process and file version (indexing.table_reads)
+            self._tables_read[key] = cached_tables(self.path, key, lambda: self._read_tables(doc_ids))
+        return list(self._tables_read[key])
 
     def _read_tables(self, doc_ids: Sequence[str] | None) -> list[TableInfo]:
         with self._lock:

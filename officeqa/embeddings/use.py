@@ -59,7 +59,9 @@ def _loaded(threads: int) -> Any:
             fast = native_tokenizer()
             if fast is not None:
                 model._sp = fast  # the package's lazy tokenizer slot: the port is never built
-            model._model  # noqa: B018 - the package's lazy property: load the weights now, under the lock
+            from officeqa.embeddings.use_weights import load_backend
+
+            load_backend(model, threads)  # the package's lazy backend, from unpacked arrays once they exist
             loads += 1
         _MODELS[threads] = model
         return model

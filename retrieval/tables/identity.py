@@ -30,8 +30,13 @@ def identity_words(table: TableInfo) -> list[str]:
     name itself ("sales.csv").
 
     Cached by those names: the linker asks three times per table in scope, for every question."""
-    words = _identity_words(PurePath(table.path).stem, table.sheet or "", table.name or "", table.caption or "")
-    return sorted({*words, *file_names(table)}, key=len, reverse=True)
+    return list(_all_identity_words(table.path, table.sheet or "", table.name or "", table.caption or ""))
+
+
+@lru_cache(maxsize=16_384)
+def _all_identity_words(path: str, sheet: str, name: str, caption: str) -> tuple[str, ...]:
+    words = _identity_words(PurePath(path).stem, sheet, name, caption)
+    return tuple(sorted({*words, *_file_names(path)}, key=len, reverse=True))
 
 
 @lru_cache(maxsize=16_384)
@@ -63,7 +68,13 @@ def _identity_words(*names: str) -> tuple[str, ...]:
 
 def file_names(table: TableInfo) -> list[str]:
     """The table's whole file name, extension included ("sales.csv"), when it has one."""
-    return [normalize(PurePath(table.path).name)] if PurePath(table.path).suffix else []
+    return list(_file_names(table.path))
+
+
+@lru_cache(maxsize=16_384)
+def _file_names(path: str) -> tuple[str, ...]:
+    """Cached by path: the linker asks for every table in scope, for every question (a path parse each)."""
+    return (normalize(PurePath(path).name),) if PurePath(path).suffix else ()
 
 
 def link_file_name(t: QuestionText, table: TableInfo) -> None:

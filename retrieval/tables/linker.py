@@ -14,7 +14,7 @@ Simplified, lower case); spans index into that text.
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 from indexing.table_store import TableInfo, TableStore, ValueHit
 from retrieval.handlers.columns import column_core
@@ -81,6 +81,12 @@ def _sorted_vocabulary() -> tuple[tuple[str, str, bool], ...]:
     return tuple(sorted(vocabulary, key=lambda wk: -len(wk[0])))
 
 
+@lru_cache(maxsize=1024)
+def _vocabulary_in(text: str) -> tuple[tuple[str, str, bool], ...]:
+    """The vocabulary entries the text contains, in pass order: once per question, not once per table in scope."""
+    return tuple(entry for entry in _sorted_vocabulary() if entry[0] in text)
+
+
 def _consume_vocabulary(t: QuestionText, linked: Linked) -> None:
     """Operation words, row nouns, negations and fillers in ONE longest-first pass ("汇总" before "总").
 
@@ -88,8 +94,8 @@ def _consume_vocabulary(t: QuestionText, linked: Linked) -> None:
     not contain are skipped before anything else (the pass runs once per table in scope)."""
     cores = [column_core(c.name).replace(" ", "") for c in linked.table.columns]
     seen: set[tuple[str, str]] = set()
-    for word, kind, row_verb in _sorted_vocabulary():
-        if word not in t.text or (word, kind) in seen or (row_verb and any(word in core for core in cores)):
+    for word, kind, row_verb in _vocabulary_in(t.text):
+        if (word, kind) in seen or (row_verb and any(word in core for core in cores)):
             continue
         seen.add((word, kind))
         for pos in t.find_all(word):

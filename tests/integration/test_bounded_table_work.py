@@ -63,3 +63,20 @@ def test_bounded_documents_keeps_the_first_retrieved_one_even_when_it_alone_is_o
     assert table_scope.bounded_documents(counts, ["a", "b", "c"], lambda: ["b", "a", "c"]) == ["b"]
     assert table_scope.bounded_documents(counts, ["a", "b", "c"], lambda: ["a", "b"]) == ["a"]
     assert table_scope.bounded_documents({"b": 20, "c": 20}, ["b", "c"], lambda: []) == ["b", "c"]
+
+
+def test_a_second_question_over_the_same_tables_reads_no_catalogue_until_the_store_changes(
+        kb: KnowledgeBase, tmp_path: Path) -> None:
+    from indexing import table_reads
+
+    table_reads.clear()
+    service = QuestionService(kb.settings, kb)
+    assert "101" in service.ask("投影仪在华北区的销量是多少？").text
+    first = table_reads.reads()
+    assert "402" in service.ask("显示器在华南区的销量是多少？").text
+    assert table_reads.reads() == first  # the same tables: the catalogue was not read again
+    (tmp_path / "more").mkdir()
+    (tmp_path / "more" / "sales_9.csv").write_text("区域,产品,销量\n华北,投影幕,77\n", encoding="utf-8")
+    kb.index_paths([tmp_path / "more"])
+    assert "77" in service.ask("投影幕在华北区的销量是多少？").text  # the new table is seen: the cache was dropped
+    assert table_reads.reads() > first
