@@ -16,7 +16,8 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 
 from officeqa.domain import Block, BlockType
-from retrieval.named_facts.facts import NamedFact, looks_like_person
+from retrieval.named_facts.facts import NamedFact, looks_like_person, usable_value
+from retrieval.named_facts.fields import label_field
 
 __all__ = ["audit_facts", "opinion_kind"]
 
@@ -28,9 +29,13 @@ _NOT_FAIR = re.compile(r"do(?:es)? not present fairly|do(?:es)? not give a true 
 _HEADING = re.compile(r"^(?:basis for\s+)?(qualified|adverse|disclaimer of)\s+opinion\b", re.IGNORECASE)
 _AUDIT_PAGE = re.compile(r"auditor|audit of|we have audited|our audit", re.IGNORECASE)
 _CN_OPINION = re.compile(r"出具了?(?:的)?((?:带强调事项段的)?(?:标准的?)?(?:无保留|保留|否定|无法表示)意见)")
-_BEHALF = re.compile(r"\bfor and on behalf of\s+([A-Z][A-Za-z&'’.\-]*(?:\s+[A-Z&][A-Za-z&'’.\-]*){0,5})")
+_BEHALF = re.compile(r"\b(?i:for and on behalf of)\s+([A-Z][A-Za-z&'’.\-]*(?:\s+[A-Z&][A-Za-z&'’.\-]*){0,5})")
 _AUDITOR_WORDS = re.compile(r"statutory auditor|chartered accountants|registered auditors?|audit(?:ors)?\b",
                             re.IGNORECASE)
+#: An audit firm's letterhead line on its report: "Pitcher Partners is an association of independent firms."
+_NETWORK = re.compile(r"^([A-Z][A-Za-z&'’.\-]*(?:\s+[A-Z&][A-Za-z&'’.\-]*){0,3}) is "
+                      r"(?:an association of (?:independent )?firms"
+                      r"|a member (?:firm )?of (?:the )?(?:global )?network)")
 _SENIOR = re.compile(r"\(\s*senior statutory auditor\s*\)", re.IGNORECASE)
 _KIND = {"qualified": "qualified opinion", "adverse": "adverse opinion", "disclaimer of": "disclaimer of opinion"}
 
@@ -41,7 +46,7 @@ def audit_facts(blocks: Sequence[Block]) -> list[NamedFact]:
     for block in blocks:
         if block.type != BlockType.TABLE and block.text:
             pages.setdefault(block.page, []).append(unicodedata.normalize("NFKC", block.text))
-    found: list[NamedFact] = []
+    found = list(_table_opinion(blocks))
     for page, texts in pages.items():
         found.extend(_chinese_opinion("".join(re.sub(r"\s+", "", t) for t in texts), page))
         text = "\n".join(texts)
@@ -50,6 +55,17 @@ def audit_facts(blocks: Sequence[Block]) -> list[NamedFact]:
         found.extend(_english_opinion(texts, page))
         found.extend(_signature_block([re.sub(r"\s+", " ", x).strip() for x in text.splitlines() if x.strip()], page))
     return found
+
+
+def _table_opinion(blocks: Sequence[Block]) -> Iterator[NamedFact]:
+    """"审计意见类型 | 标准的无保留意见" of an 审计报告 summary table, on whatever page it is printed."""
+    for block in blocks:
+        if block.type != BlockType.TABLE or "意见" not in (block.text or ""):
+            continue
+        for row in block.text.splitlines():
+            cells = [c.strip() for c in row.split("|")]
+            if len(cells) >= 2 and label_field(cells[0]) == "audit_opinion" and usable_value(cells[1]):
+                yield NamedFact("audit_opinion", cells[1], cells[0], block.page, row.strip(), "table")
 
 
 def opinion_kind(sentence: str, headings: Sequence[str]) -> str | None:
@@ -100,7 +116,10 @@ def _signature_block(lines: Sequence[str], page: int | None) -> Iterator[NamedFa
         if behalf and _AUDITOR_WORDS.search(near):
             firm = re.split(r"\s+(?:Chartered|Statutory|Registered)\b", behalf.group(1))[0].strip(" ,.")
             if len(firm.split()) >= 2 or firm.isupper():
-                yield NamedFact("auditor", firm, "auditor", page, near[:200], "signature")
+                yield NamedFact("auditor", firm, "auditor", page, " ".join(lines[n:n + 2])[:200], "signature")
+        network = _NETWORK.match(line)
+        if network and len(network.group(1).split()) >= 2:
+            yield NamedFact("auditor", network.group(1), "auditor", page, line[:200], "signature")
         senior = _SENIOR.search(line)
         if senior:
             name = _person_before(line[:senior.start()] or (lines[n - 1] if n else ""))

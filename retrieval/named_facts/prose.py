@@ -42,6 +42,7 @@ _DIVIDEND = re.compile(
 )
 _FIRM = re.compile(r"^(?:/s/\s*)?([A-Z][A-Za-z&.,'’ \-]{2,60}?\s(?:LLP|LLC|L\.L\.P\.|AG|GmbH|S\.A\.|s\.r\.l\.))\.?$")
 _SIGNED_FIRM = re.compile(r"/s/\s*([A-Z][A-Za-z&.,'’ \-]{2,60}?\s(?:LLP|LLC|L\.L\.P\.|AG|GmbH|S\.A\.))(?![A-Za-z])")
+_BEHALF_PREFIX = re.compile(r"^(?:for and )?on behalf of\s+", re.IGNORECASE)
 _ACCOUNTANTS = re.compile(r"chartered\s+(?:professional\s+)?accountants|certified\s+public\s+accountants|"
                           r"registered\s+public\s+accounting\s+firm|licensed\s+public\s+accountants", re.IGNORECASE)
 _ROLES = (("ceo", re.compile(r"chief\s+executive\s+officer|principal\s+executive\s+officer", re.IGNORECASE)),
@@ -128,7 +129,8 @@ def _signatures(text: str, page: int | None) -> Iterator[NamedFact]:
     for n, line in enumerate(lines):
         firm = _FIRM.match(line)
         if firm and (line.startswith("/s/") or any(_ACCOUNTANTS.search(x) for x in lines[n + 1:n + 3])):
-            yield NamedFact("auditor", firm.group(1).strip(" ,"), "auditor", page, " ".join(lines[n:n + 2]),
+            name = _BEHALF_PREFIX.sub("", firm.group(1)).strip(" ,")  # "For and on behalf of X LLP" -> "X LLP"
+            yield NamedFact("auditor", name, "auditor", page, " ".join(lines[n:n + 2]),
                             "signature")
         yield from _signed_person(line, lines[n + 1] if n + 1 < len(lines) else "", page)
 
