@@ -17,6 +17,7 @@ from officeqa.domain import ParsedDocument
 from retrieval.named_facts.audit import audit_facts
 from retrieval.named_facts.facts import NamedFact
 from retrieval.named_facts.layout import layout_facts
+from retrieval.named_facts.officers import officer_facts
 from retrieval.named_facts.prose import prose_facts
 from retrieval.named_facts.roles import role_facts
 
@@ -29,7 +30,7 @@ _CACHED = 256
 def read_facts(document: ParsedDocument) -> dict[str, list[NamedFact]]:
     """Field -> the document's readings of it, best first (see the module docstring)."""
     readings = [*layout_facts(document.blocks), *prose_facts(document.blocks), *role_facts(document.blocks),
-                *audit_facts(document.blocks)]
+                *audit_facts(document.blocks), *officer_facts(document.blocks)]
     by_field: dict[str, list[NamedFact]] = {}
     for fact in readings:
         by_field.setdefault(fact.field, []).append(fact)
