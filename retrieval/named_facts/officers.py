@@ -10,6 +10,7 @@ gives nothing. A deputy or vice chair is not the chair.
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
@@ -23,9 +24,10 @@ _HONORIFIC = r"(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof|Professor|Sir|Dame)\.?\s+)?"
 _NAME = r"((?:[A-Z][A-Za-z'’\-]+|[A-Z]\.)(?:\s+(?:[A-Z][A-Za-z'’\-]+|[A-Z]\.)){1,3}?)"
 _TITLE_START = (r"(?=(?:Non-Executive|Executive|Independent|Chair(?:man|person|woman)?|Chief|President|Managing|CEO|"
                 r"Director|Lead)\b)")
-_BULLET = re.compile(r"^[●•▪■◦*·_\-–]+\s*")
+_BULLET = re.compile(r"^(?:[●•▪■◦*·_\-–]+\s*|(?:Board of Directors|Directors|Officers)\s+)+")  # a list's head word
 #: "Name – Title", "Name, Title", "Name Title"; a 10-K officers table's "Name (g) 55 Title" (note mark, age).
-_LINE = re.compile(rf"^{_HONORIFIC}{_NAME}\s*(?:\([a-z0-9]\)\s*)?(?:\d{{2}}\s+)?(?:[–—\-,:|]\s*|\s+)?{_TITLE_START}(.*)$")
+_LINE = re.compile(rf"^{_HONORIFIC}{_NAME}\s*(?:\([a-z0-9]\)\s*)?(?:\d{{2}}\s+)?(?:[–—\-,:|]\s*|\s+)?"
+                   rf"{_TITLE_START}(.*)$")
 _APPOSITIVE = re.compile(rf"\b{_HONORIFIC}{_NAME}, (?:our|the Company['’]s) {_TITLE_START}(.*)")
 _ROLE_WORDS = frozenset(
     ["non-executive", "executive", "independent", "deputy", "vice", "director", "and", "&", "chairman", "chair",
@@ -63,7 +65,7 @@ def title_roles(title: str) -> list[str]:
         return []
     parts = re.split(r"\s*(?:,|&|\band\b)\s*", " ".join(kept).lower())
     roles = ["chairman" if _CHAIR.match(p) else "ceo" if _CEO.match(p) else "" for p in parts]
-    if "chief executive officer" in " ".join(kept).lower() and "ceo" not in roles:  # "Chairman, President and Chief Executive Officer"
+    if "chief executive officer" in " ".join(kept).lower() and "ceo" not in roles:  # "…, President and Chief …"
         roles.append("ceo")
     return list(dict.fromkeys(r for r in roles if r))
 
@@ -80,7 +82,7 @@ def _one_line(line: str, page: int | None) -> Iterator[NamedFact]:
 def _heading_pairs(blocks: Sequence[Block]) -> Iterator[NamedFact]:
     """A short name line followed, on the same page, by a line of role words only."""
     texts = [b for b in blocks if b.type != BlockType.TABLE and b.text and len(b.text) < 60]
-    for above, below in zip(texts, texts[1:], strict=False):
+    for above, below in itertools.pairwise(texts):
         if above.page != below.page:
             continue
         name = re.sub(rf"^{_HONORIFIC}", "", above.text.strip())
