@@ -17,6 +17,7 @@ __all__ = ["COMPANIONS", "FIELD_NAMES", "ReportReading", "Written", "write_answe
 #: Field -> fields shown with it when the report has them.
 COMPANIONS: dict[str, tuple[str, ...]] = {
     "auditor": ("signing_accountants",),
+    "audit_opinion": ("auditor",),
     "stock_code": ("short_name",),
     "short_name": ("stock_code",),
 }
@@ -34,6 +35,7 @@ FIELD_NAMES: dict[str, tuple[str, str]] = {
     "company_head": ("公司负责人", "head of the company"), "ceo": ("总经理（首席执行官）", "chief executive officer"),
     "cfo": ("主管会计工作负责人（财务负责人）", "chief financial officer"),
     "accounting_head": ("会计机构负责人", "head of accounting"), "dividend_plan": ("利润分配预案", "dividend"),
+    "audit_opinion": ("审计意见", "audit opinion"), "incorporation": ("注册地", "incorporated in"),
 }
 
 

@@ -10,12 +10,16 @@ signature, and the first in page order among equals (公司简介 comes before a
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Mapping
+from dataclasses import replace
 
 from officeqa.domain import ParsedDocument
+from retrieval.named_facts.audit import audit_facts
 from retrieval.named_facts.facts import NamedFact
 from retrieval.named_facts.layout import layout_facts
+from retrieval.named_facts.officers import officer_facts
 from retrieval.named_facts.prose import prose_facts
 from retrieval.named_facts.roles import role_facts
 
@@ -23,13 +27,15 @@ __all__ = ["FactCache", "read_facts"]
 
 _RANK = {"table": 0, "line": 1, "sentence": 2, "people": 3, "signature": 4}
 _CACHED = 256
+_EMPLOYER_NUMBER = re.compile(r"\s+\d{2}-\d{7}$")
 
 
 def read_facts(document: ParsedDocument) -> dict[str, list[NamedFact]]:
     """Field -> the document's readings of it, best first (see the module docstring)."""
-    readings = [*layout_facts(document.blocks), *prose_facts(document.blocks), *role_facts(document.blocks)]
+    readings = [*layout_facts(document.blocks), *prose_facts(document.blocks), *role_facts(document.blocks),
+                *audit_facts(document.blocks), *officer_facts(document.blocks)]
     by_field: dict[str, list[NamedFact]] = {}
-    for fact in readings:
+    for fact in map(_cleaned, readings):
         by_field.setdefault(fact.field, []).append(fact)
     for field, facts in by_field.items():
         facts.sort(key=lambda f: (_RANK.get(f.source, 9), f.page if f.page is not None else 1 << 30))
@@ -38,6 +44,15 @@ def read_facts(document: ParsedDocument) -> dict[str, list[NamedFact]]:
             unique.setdefault(fact.value, fact)
         by_field[field] = list(unique.values())
     return by_field
+
+
+def _cleaned(fact: NamedFact) -> NamedFact:
+    """A 10-K cover prints the state of incorporation beside the IRS employer number ("Nevada 47-5205835")."""
+    if fact.field == "incorporation":
+        value = _EMPLOYER_NUMBER.sub("", fact.value)
+        if value != fact.value:
+            return replace(fact, value=value)
+    return fact
 
 
 class FactCache:

@@ -42,11 +42,20 @@ _DIVIDEND = re.compile(
 )
 _FIRM = re.compile(r"^(?:/s/\s*)?([A-Z][A-Za-z&.,'’ \-]{2,60}?\s(?:LLP|LLC|L\.L\.P\.|AG|GmbH|S\.A\.|s\.r\.l\.))\.?$")
 _SIGNED_FIRM = re.compile(r"/s/\s*([A-Z][A-Za-z&.,'’ \-]{2,60}?\s(?:LLP|LLC|L\.L\.P\.|AG|GmbH|S\.A\.))(?![A-Za-z])")
+_BEHALF_PREFIX = re.compile(r"^(?:for and )?on behalf of\s+", re.IGNORECASE)
 _ACCOUNTANTS = re.compile(r"chartered\s+(?:professional\s+)?accountants|certified\s+public\s+accountants|"
                           r"registered\s+public\s+accounting\s+firm|licensed\s+public\s+accountants", re.IGNORECASE)
 _ROLES = (("ceo", re.compile(r"chief\s+executive\s+officer|principal\s+executive\s+officer", re.IGNORECASE)),
           ("cfo", re.compile(r"chief\s+financial\s+officer|principal\s+financial\s+officer", re.IGNORECASE)),
           ("chairman", re.compile(r"^chair(?:man|person)?\s+of\s+the\s+board", re.IGNORECASE)))
+_PLACES = (
+    ("registered_address", re.compile(r"\b(?:[Ii]ts|[Tt]he [Cc]ompany['’]s|[Oo]ur) registered office is "
+                                      r"(?:located |situated )?(?:at )?(\d[^.;]{5,120}?)(?:\.\s|\.$|;)")),
+    ("office_address", re.compile(r"\b(?:[Oo]ur|[Ii]ts|[Tt]he [Cc]ompany['’]s) (?:principal executive|head) offices? "
+                                  r"(?:is|are) (?:located )?(?:at |in )?([^.;]{5,120}?)(?:\.\s|\.$|;)")),
+    ("incorporation", re.compile(r"\bincorporated (?:under the laws of |in )the (?:State|Commonwealth) of ([A-Z][a-z]+"
+                                 r"(?: [A-Z][a-z]+)?)")),
+)
 _SIGNED_PREFIX = re.compile(r"^(?:by\s*:\s*)?(?:/s/\s*)?(?:name\s*:\s*)?", re.IGNORECASE)
 _NAME_THEN_TITLE = re.compile(
     r"^((?:[A-Z][A-Za-z'’\-]+|[A-Z]\.)(?:\s+(?:[A-Z][A-Za-z'’\-]+|[A-Z]\.)){1,3}?)\s*,?\s+"
@@ -99,6 +108,10 @@ def _chinese(text: str, page: int | None) -> Iterator[NamedFact]:
 
 
 def _english(text: str, page: int | None) -> Iterator[NamedFact]:
+    for field, pattern in _PLACES:  # "Its registered office is 1 Arbrook Lane, …", "incorporated in the State of …"
+        for match in pattern.finditer(text):
+            yield NamedFact(field, match.group(1).strip(" ,"), field, page, _sentence_around(text, match.start(),
+                                                                                             match.end()), "sentence")
     for match in _SIGNED_FIRM.finditer(text):  # "/s/ Ernst & Young LLP" inside a paragraph
         yield NamedFact("auditor", match.group(1), "auditor", page, _sentence_around(text, match.start(), match.end()),
                         "signature")
@@ -128,7 +141,8 @@ def _signatures(text: str, page: int | None) -> Iterator[NamedFact]:
     for n, line in enumerate(lines):
         firm = _FIRM.match(line)
         if firm and (line.startswith("/s/") or any(_ACCOUNTANTS.search(x) for x in lines[n + 1:n + 3])):
-            yield NamedFact("auditor", firm.group(1).strip(" ,"), "auditor", page, " ".join(lines[n:n + 2]),
+            name = _BEHALF_PREFIX.sub("", firm.group(1)).strip(" ,")  # "For and on behalf of X LLP" -> "X LLP"
+            yield NamedFact("auditor", name, "auditor", page, " ".join(lines[n:n + 2]),
                             "signature")
         yield from _signed_person(line, lines[n + 1] if n + 1 < len(lines) else "", page)
 
