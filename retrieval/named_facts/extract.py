@@ -28,6 +28,10 @@ __all__ = ["FactCache", "read_facts"]
 _RANK = {"table": 0, "line": 1, "sentence": 2, "people": 3, "signature": 4}
 _CACHED = 256
 _EMPLOYER_NUMBER = re.compile(r"\s+\d{2}-\d{7}$")
+#: What an audit opinion's value must name: its kind. "审计意见：我们审计了…财务报表" is the heading of the report's
+#: scope paragraph, not an opinion (a label reader takes any text after 审计意见).
+_OPINION_KIND = re.compile(r"(?:无保留|保留|否定|无法表示)意见|unmodified|unqualified|qualified|adverse|disclaimer",
+                           re.IGNORECASE)
 
 
 def read_facts(document: ParsedDocument) -> dict[str, list[NamedFact]]:
@@ -36,6 +40,8 @@ def read_facts(document: ParsedDocument) -> dict[str, list[NamedFact]]:
                 *audit_facts(document.blocks), *officer_facts(document.blocks)]
     by_field: dict[str, list[NamedFact]] = {}
     for fact in map(_cleaned, readings):
+        if fact.field == "audit_opinion" and not _OPINION_KIND.search(fact.value):
+            continue
         by_field.setdefault(fact.field, []).append(fact)
     for field, facts in by_field.items():
         facts.sort(key=lambda f: (_RANK.get(f.source, 9), f.page if f.page is not None else 1 << 30))

@@ -25,11 +25,9 @@ pytestmark = pytest.mark.slow
 
 TEN_K = "northwind_10k_2024.pdf"
 HALF = [  # (question, the part a rule finds)
-    ("Who audited Northwind Analytics, and what opinion did it give?", "Ernst & Young LLP"),
     ("Who is the chairman of Northwind Analytics and who is its CEO?", "Maria Lopez"),
     ("In which state is Northwind Analytics incorporated and where are its principal executive offices?",
      "500 Harbor Street"),
-    ("星河智能的会计师事务所是哪家，出具了什么审计意见？", "天健会计师事务所"),
     ("Northwind Analytics的董事长是谁，首席执行官是谁？", "Maria Lopez"),
     ("星河智能是哪一年成立的，注册地址在哪里？", "文一西路998号"),
 ]
@@ -100,6 +98,20 @@ def test_with_a_model_the_half_answer_is_in_the_prompt_and_the_model_answers(kb:
     assert answer.mode == "model", (answer.mode, answer.text)
     assert prompts and part in prompts[-1], prompts[-1:] or "no prompt"
     assert answer.metadata["handed_over"][0]["missing"]
+
+
+@pytest.mark.parametrize(("question", "firm", "opinion"), [
+    ("Who audited Northwind Analytics, and what opinion did it give?", "Ernst & Young LLP", "unmodified"),
+    ("星河智能的会计师事务所是哪家，出具了什么审计意见？", "天健会计师事务所", "标准无保留意见"),
+])
+def test_the_firm_and_its_opinion_are_both_read_and_answered(kb: tuple[Settings, FakeOllama], question: str,
+                                                             firm: str, opinion: str) -> None:
+    """Both parts printed ("In our opinion … present fairly", 出具了标准无保留意见的审计报告): a complete answer with no
+    model; the scope paragraph under the heading 审计意见 ("我们审计了…财务报表") is no opinion."""
+    with QuestionService.open(_no_model(kb[0])) as service:
+        answer = service.ask(question)
+    assert firm in answer.text and opinion in answer.text, answer.text
+    assert "我们审计了" not in answer.text and answer.metadata["resolution"]["missing"] == [], answer.text
 
 
 def test_every_ask_resolved_is_answered_without_a_model(kb: tuple[Settings, FakeOllama]) -> None:
