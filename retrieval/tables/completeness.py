@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from itertools import pairwise
 
-from indexing.table_store import TableStore
+from indexing.table_store import ColumnInfo, TableStore
 from retrieval.tables.execute import compile_where
 from retrieval.tables.linked import Linked, ValueMention
 from retrieval.tables.query import Refusal, TableQuery
@@ -51,21 +51,29 @@ def _listed_names(cells: list[str]) -> bool:
     return bool(shared) and shared.most_common(1)[0][1] * 2 >= len(split)
 
 
+
+def _counted_text_cells(planned: TableQuery | Refusal, store: TableStore) -> tuple[ColumnInfo, list[str]] | None:
+    """The counted text column of a planned distinct count or list, and its distinct non-null cells (at most 500,
+    one read per question); None for any other plan."""
+    if isinstance(planned, Refusal) or planned.op not in ("count_distinct", "list") or not planned.targets:
+        return None
+    column = planned.targets[0]
+    if column.kind != "text":
+        return None
+    _, rows = store.query(f"SELECT DISTINCT {column.sql} FROM {planned.table.sql} WHERE {column.sql} IS NOT NULL "
+                          "LIMIT 500")
+    return column, [str(r[0]) for r in rows]
+
 def cells_hold_lists(planned: TableQuery | Refusal, store: TableStore) -> TableQuery | Refusal:
     """A distinct count or list over a text column whose cells each list several names counts the cells, not
     the names in them (the question asks how many names): it refuses.
 
     Why the cells and not the column's statistics: only the cells decide it, and only for the counted column of
     a query already planned (one read of its distinct cells per question)."""
-    if isinstance(planned, Refusal) or planned.op not in ("count_distinct", "list") or not planned.targets:
+    read = _counted_text_cells(planned, store)
+    if read is None or not _listed_names(read[1]):
         return planned
-    column = planned.targets[0]
-    if column.kind != "text":
-        return planned
-    _, rows = store.query(f"SELECT DISTINCT {column.sql} FROM {planned.table.sql} WHERE {column.sql} IS NOT NULL "
-                          "LIMIT 500")
-    if not _listed_names([str(r[0]) for r in rows]):
-        return planned
+    column = read[0]
     return Refusal(f"「{column.name}」的每个单元格里列了多个名字，按单元格计数不等于按名字计数。",
                    f"Cells of '{column.name}' each list several names: counting the cells is not counting the "
                    "names in them.", {"columns": [column.name]}, planned.table)
@@ -126,14 +134,10 @@ def numbers_as_text(planned: TableQuery | Refusal, store: TableStore) -> TableQu
     """"how many wins in total" over a column of numbers stored as text (a few cells like "2 (1)" made it text)
     asks for their sum, not how many different numbers there are: a distinct count or list of such a column
     refuses. Years are numbers whose distinct count is meaningful ("how many different years"), so they pass."""
-    if isinstance(planned, Refusal) or planned.op not in ("count_distinct", "list") or not planned.targets:
+    read = _counted_text_cells(planned, store)
+    if read is None:
         return planned
-    column = planned.targets[0]
-    if column.kind != "text":
-        return planned
-    _, rows = store.query(f"SELECT DISTINCT {column.sql} FROM {planned.table.sql} WHERE {column.sql} IS NOT NULL "
-                          "LIMIT 500")
-    cells = [str(r[0]) for r in rows if str(r[0]).strip()]
+    column, cells = read[0], [c for c in read[1] if c.strip()]
     numbers = [c for c in cells if _NUMBER_TEXT.match(c) and not _is_year(c)]
     if not cells or len(numbers) * 2 < len(cells):
         return planned
